@@ -1,0 +1,67 @@
+"""Debian packages, tools and firmware each run needs; installs what is missing."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from typing import Callable, Iterable, List, Sequence
+
+from .arches import Arch
+from .exitcodes import Exit, HarnessError
+
+# What every run needs, whatever the arch: the kernel source and its build deps.
+BASE_PACKAGES = ('linux-source-6.12', 'make', 'gcc', 'flex', 'bison', 'bc', 'libelf-dev',
+                 'libssl-dev', 'ccache', 'git', 'xz-utils', 'perl', 'python3')
+NO_INSTALL_ENV = 'RXALIGN_NO_INSTALL'
+
+
+def missing_packages(packages: Iterable[str]) -> List[str]:
+    missing = []
+    for pkg in dict.fromkeys(packages):
+        proc = subprocess.run(['dpkg-query', '-W', '-f=${Status}', pkg],
+                              capture_output=True, text=True, check=False)
+        if 'install ok installed' not in proc.stdout:
+            missing.append(pkg)
+    return missing
+
+
+def _apt_install(packages: Sequence[str]) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, DEBIAN_FRONTEND='noninteractive')
+    return subprocess.run(['apt-get', 'install', '-y', '-q', '--no-install-recommends',
+                           *packages], capture_output=True, text=True, env=env, check=False)
+
+
+def ensure_packages(packages: Iterable[str], log: Callable[[str], None]) -> None:
+    missing = missing_packages(packages)
+    if not missing:
+        return
+    cmd = 'apt-get install ' + ' '.join(missing)
+    if os.environ.get(NO_INSTALL_ENV) or os.geteuid() != 0 or not shutil.which('apt-get'):
+        raise HarnessError(Exit.ENVIRONMENT, f'missing Debian packages: {" ".join(missing)}; '
+                           f'install them with: sudo {cmd}')
+    log(f'installing {" ".join(missing)} (apt-get)')
+    proc = _apt_install(missing)
+    if proc.returncode != 0:
+        subprocess.run(['apt-get', 'update', '-q'], capture_output=True, check=False)
+        proc = _apt_install(missing)
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ['no output'])[-1]
+        raise HarnessError(Exit.ENVIRONMENT, f'{cmd} failed: {last}; check the apt sources '
+                           'and run apt-get update')
+
+
+def check_arch_tools(arch: Arch) -> None:
+    """Fail before the build, never after it, when the arch cannot boot here."""
+    pkgs = ' '.join(arch.packages)
+    gcc = f'{arch.cross_compile}gcc'
+    if not shutil.which(gcc):
+        raise HarnessError(Exit.ENVIRONMENT, f'{arch.name}: compiler {gcc} not found; '
+                           f'apt-get install {pkgs}')
+    if not shutil.which(arch.qemu_binary):
+        raise HarnessError(Exit.ENVIRONMENT, f'{arch.name}: {arch.qemu_binary} not found; '
+                           f'apt-get install {pkgs}')
+    for fw in arch.firmware:
+        if not os.path.exists(fw):
+            raise HarnessError(Exit.ENVIRONMENT, f'{arch.name}: QEMU firmware {fw} is '
+                               f'missing; apt-get install {pkgs}')

@@ -1,0 +1,141 @@
+"""Drive the tree's own tools/testing/kunit/kunit.py for one arch, phase by phase.
+
+kunit.py returns 1 for a failed build, a kernel that never booted, a timeout
+and a failing test alike; calling config, build and exec separately tells
+them apart and gives each phase its own time and log.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Callable, List, Optional
+
+from .arches import Arch
+from .cache import Cache
+
+Progress = Callable[[str], None]
+
+CCACHE_SIZE = '5G'
+
+
+@dataclasses.dataclass
+class ArchRun:
+    """What happened when we drove kunit.py for one arch (before judging KTAP)."""
+    arch: str
+    phase_failed: Optional[str] = None   # 'config', 'build' or None
+    timed_out: bool = False
+    seconds: dict = dataclasses.field(default_factory=dict)  # phase -> s
+    ktap_log: Optional[Path] = None
+    build_log: Optional[Path] = None
+
+
+@dataclasses.dataclass(frozen=True)
+class RunSettings:
+    tree: Path
+    cache: Cache
+    base_id: str
+    kunitconfigs: List[Path]
+    jobs: int
+    timeout: int
+    profile: str = ''                       # build-dir suffix for other configs
+    kconfig_add: List[str] = dataclasses.field(default_factory=list)
+
+
+def fmt_seconds(s: float) -> str:
+    m, sec = divmod(int(s), 60)
+    return f'{m}m{sec:02d}s' if m else f'{sec}s'
+
+
+def _env(cache: Cache) -> dict:
+    env = dict(os.environ)
+    env.update(CCACHE_DIR=str(cache.ccache), CCACHE_BASEDIR=str(cache.root),
+               CCACHE_NOHASHDIR='1', CCACHE_MAXSIZE=CCACHE_SIZE,
+               KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2000',
+               KBUILD_BUILD_USER='rx-align', KBUILD_BUILD_HOST='qemu')
+    env.pop('ARCH', None)
+    env.pop('CROSS_COMPILE', None)
+    return env
+
+
+def kunit_args(arch: Arch, s: RunSettings, build_dir: Path) -> List[str]:
+    """Arguments every kunit.py subcommand gets, so config and build agree."""
+    args = [f'--build_dir={build_dir}']
+    args += [f'--kunitconfig={k}' for k in s.kunitconfigs]
+    cfg = arch.qemu_config_path()
+    args.append(f'--qemu_config={cfg}' if cfg else f'--arch={arch.kunit_arch}')
+    if arch.cross_compile:
+        args.append(f'--cross_compile={arch.cross_compile}')
+    if shutil.which('ccache'):
+        args.append(f'--make_options=CC=ccache {arch.cross_compile}gcc')
+        args.append('--make_options=HOSTCC=ccache gcc')
+    return args
+
+
+def _run(cmd: List[str], log: Path, env: dict, cwd: Path,
+         timeout: Optional[float] = None) -> tuple[int, bool]:
+    """Run one kunit.py phase in its own process group; append output to log."""
+    with open(log, 'a', encoding='utf-8', errors='replace') as out:
+        out.write('$ ' + ' '.join(cmd) + '\n')
+        out.flush()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                env=env, cwd=cwd, start_new_session=True)
+        try:
+            return proc.wait(timeout=timeout), False
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            return -9, True
+        except BaseException:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            raise
+
+
+def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> ArchRun:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    build_dir = s.cache.build_dir(s.base_id, arch.name, s.profile)
+    build_dir.mkdir(parents=True, exist_ok=True)
+    kunit = [sys.executable, str(s.tree / 'tools/testing/kunit/kunit.py')]
+    common = kunit_args(arch, s, build_dir)
+    env = _env(s.cache)
+    result = ArchRun(arch=arch.name, build_log=out_dir / 'build.log')
+    result.build_log.write_text('')
+
+    adds = [f'--kconfig_add={line}' for line in (*arch.kconfig, *s.kconfig_add)]
+    phases = (
+        ('config', 'configuring', [*kunit, 'config', *common, *adds], result.build_log, None),
+        ('build', 'building', [*kunit, 'build', *common, *adds, f'--jobs={s.jobs}'],
+         result.build_log, None),
+        ('run', 'booting and running', [*kunit, 'exec', *common, *adds, f'--timeout={s.timeout}',
+                                        f'--json={out_dir / "kunit.json"}'],
+         out_dir / 'kunit-exec.log', s.timeout + 120.0),
+    )
+    for name, verb, cmd, log, limit in phases:
+        progress(f'{verb}...')
+        if name == 'run':
+            log.write_text('')
+            (build_dir / 'test.log').unlink(missing_ok=True)
+        start = time.monotonic()
+        rc, killed = _run(cmd, log, env, s.tree, limit)
+        result.seconds[name] = round(time.monotonic() - start, 1)
+        progress(f'{verb} done in {fmt_seconds(result.seconds[name])}'
+                 + ('' if rc == 0 or name == 'run' else f' (failed, see {log})'))
+        if name == 'run':
+            ktap = build_dir / 'test.log'
+            if ktap.exists():
+                shutil.copyfile(ktap, out_dir / 'ktap.log')
+                result.ktap_log = out_dir / 'ktap.log'
+            exec_out = log.read_text(errors='replace')
+            result.timed_out = killed or 'timed out after' in exec_out
+            break
+        if rc != 0:
+            result.phase_failed = name
+            break
+    return result

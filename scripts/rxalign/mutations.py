@@ -1,0 +1,146 @@
+"""scripts/mutation-test: each kernel mutation must be caught, by the case meant to.
+
+Every assertion class of the KUnit module gets a broken kernel here: the
+mutation is applied with run-kunit --patches on the arch where it bites,
+and the run must end with exit 1 and the named cases failing with the
+named message.  The unmutated tree must pass on the same arches first, so a
+failure is the mutation's and nothing else's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from .exitcodes import Exit
+
+HERE = Path(__file__).resolve().parents[1]
+PATCHES = HERE / 'mutations'
+
+
+@dataclasses.dataclass(frozen=True)
+class Mutation:
+    name: str                      # scripts/mutations/<name>.patch
+    arch: str                      # where it bites
+    assertion: str                 # the assertion class it proves
+    must_fail: Tuple[str, ...]     # case-name prefixes that must fail
+    must_say: str                  # ... with this in their message
+
+
+MUTATIONS: Tuple[Mutation, ...] = (
+    Mutation('napi-reserve-hardcoded-2', 'x86_64', 'headroom, IP header offset',
+             ('net_rx_align_alloc.rx_napi_alloc.napi_alloc_skb',
+              'net_rx_align_iphdr.rx_ipv4_header.napi_alloc_skb'), 'headroom'),
+    Mutation('frag-cache-unaligned', 'x86_64', 'DMA start alignment',
+             ('net_rx_align_alloc.rx_build_alloc.napi_build_skb',), 'DMA start'),
+    Mutation('netdev-frag-short', 'x86_64', 'tailroom and truesize',
+             ('net_rx_align_alloc.rx_netdev_alloc.netdev_alloc_skb ',), 'tailroom'),
+    Mutation('napi-drops-ip-align', 'powerpc32', 'IP header alignment (NET_IP_ALIGN 2)',
+             ('net_rx_align_iphdr.rx_ipv4_header.napi_alloc_skb',
+              'net_rx_align_iphdr.rx_vlan_ipv4_header.napi_alloc_skb'), 'IP header'),
+    Mutation('netdev-kmalloc-no-pad', 'powerpc32', 'headroom equal on kmalloc and frag paths',
+             ('net_rx_align_alloc.rx_netdev_alloc.__netdev_alloc_skb_gfp_kernel',), 'headroom'),
+    Mutation('ppc32-net-ip-align-0', 'powerpc32', 'arch policy table (NET_IP_ALIGN)',
+             ('net_rx_align_policy.rx_policy_table',), 'NET_IP_ALIGN'),
+    Mutation('net-skb-pad-48', 'powerpc32', 'NET_SKB_PAD policy and invariants',
+             ('net_rx_align_policy.rx_policy_table',
+              'net_rx_align_policy.rx_net_skb_pad_sane'), 'NET_SKB_PAD'),
+)
+
+
+@dataclasses.dataclass
+class Outcome:
+    mutation: Mutation
+    status: int
+    killed: bool
+    caught_by: List[str]
+    detail: str
+
+
+def _run_kunit(arches: str, out: Path, patch: Optional[Path]) -> Tuple[int, Dict[str, object]]:
+    cmd = [str(HERE / 'run-kunit'), '--arch', arches, '--out', str(out)]
+    if patch:
+        cmd += ['--patches', str(patch)]
+    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                          check=False)
+    try:
+        data = json.loads((out / 'results.json').read_text())
+    except (OSError, ValueError):
+        data = {'error': proc.stderr.strip()}
+    return proc.returncode, data
+
+
+def judge(m: Mutation, status: int, results: Dict[str, object]) -> Outcome:
+    arch = results.get('arches', {}).get(m.arch, {})  # type: ignore[union-attr]
+    cases = arch.get('cases', []) if isinstance(arch, dict) else []
+    failed = [c for c in cases if c['status'] == 'FAIL']
+    caught_by = [c['name'] for c in failed]
+    missing = [p for p in m.must_fail
+               if not any(c['name'].startswith(p) and m.must_say in c['message'] for c in failed)]
+    killed = status == Exit.TEST_FAILED and not missing
+    if killed:
+        detail = f'{len(failed)} case(s) failed'
+    elif status != Exit.TEST_FAILED:
+        cause = arch.get('cause') if isinstance(arch, dict) else results.get('error')
+        detail = f'run-kunit exited {status}, not {int(Exit.TEST_FAILED)}: {cause}'
+    else:
+        detail = f'not failed with "{m.must_say}": {", ".join(missing)}'
+    return Outcome(m, status, killed, caught_by, detail)
+
+
+def table(outcomes: List[Outcome]) -> str:
+    rows = ['| mutation | arch | assertion class | verdict | caught by |', '|---|---|---|---|---|']
+    for o in outcomes:
+        first = sorted({'.'.join(n.split('.')[:2]) for n in o.caught_by})
+        rows.append(f'| {o.mutation.name} | {o.mutation.arch} | {o.mutation.assertion} | '
+                    f'{"killed" if o.killed else "SURVIVED"} | '
+                    f'{len(o.caught_by)} case(s): {", ".join(first)} |')
+    return '\n'.join(rows) + '\n'
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    p = argparse.ArgumentParser(prog='mutation-test', description=__doc__.split('\n')[0])
+    p.add_argument('--only', help='comma-separated mutation names')
+    p.add_argument('--out', type=Path, help='where to keep each run (default: a temp dir)')
+    args = p.parse_args(argv)
+    chosen = [m for m in MUTATIONS if not args.only or m.name in args.only.split(',')]
+    if not chosen:
+        print(f'mutation-test: error: no mutation named {args.only}', file=sys.stderr)
+        return int(Exit.USAGE)
+    out = args.out or Path(tempfile.mkdtemp(prefix='rx-align-mutations-'))
+    arches = ','.join(dict.fromkeys(m.arch for m in chosen))
+
+    print(f'baseline: the unmutated tree on {arches}', flush=True)
+    status, _ = _run_kunit(arches, out / 'baseline', None)
+    if status != Exit.OK:
+        print(f'mutation-test: error: the unmutated tree does not pass on {arches} '
+              f'(run-kunit exit {status}, see {out / "baseline"}); fix that first',
+              file=sys.stderr)
+        return int(Exit.INFRA)
+
+    outcomes = []
+    for i, m in enumerate(chosen, 1):
+        print(f'[{i}/{len(chosen)}] {m.name} on {m.arch}...', flush=True)
+        status, results = _run_kunit(m.arch, out / m.name, PATCHES / f'{m.name}.patch')
+        o = judge(m, status, results)
+        print(f'[{i}/{len(chosen)}] {m.name}: {"killed" if o.killed else "SURVIVED"} '
+              f'({o.detail})', flush=True)
+        outcomes.append(o)
+    text = table(outcomes)
+    (out / 'mutations.md').write_text(text)
+    print('\n' + text + f'\nruns kept in {out}')
+    survived = [o.mutation.name for o in outcomes if not o.killed]
+    if survived:
+        print(f'mutation-test: error: survived: {", ".join(survived)}', file=sys.stderr)
+        return int(Exit.TEST_FAILED)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

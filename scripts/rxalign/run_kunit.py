@@ -1,0 +1,187 @@
+"""scripts/run-kunit: prepare the tree, build and boot each arch, judge, report."""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import shutil
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence
+
+from . import arches, deps, report, tree
+from .cache import Cache, Lock, default_root
+from .exitcodes import Exit, HarnessError
+from .expected import expected_suites
+from .kunit_runner import RunSettings, fmt_seconds, run_arch
+from .verdict import Verdict, judge, load_kunit_parser
+
+REPO = Path(__file__).resolve().parents[2]
+SERIES_DIR = REPO / 'kernel-patches'
+TESTS_DIR = REPO / 'kunit-tests'
+KUNITCONFIG = REPO / 'kunitconfig'
+RESULTS = Path('kunit-results')
+
+
+def say(msg: str) -> None:
+    print(msg, flush=True)
+
+
+def error(msg: str) -> None:
+    print(f'run-kunit: error: {msg}', file=sys.stderr, flush=True)
+
+
+def series_patches() -> List[Path]:
+    """kernel-patches/*.patch in order; the cover letter carries no diff."""
+    return sorted(p for p in SERIES_DIR.glob('*.patch') if not p.name.startswith('0000-'))
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    names = ', '.join(a.name for a in arches.ARCHES)
+    default = ','.join(a.name for a in arches.default_arches())
+    p = argparse.ArgumentParser(
+        prog='run-kunit',
+        description='Build the kernel with our series and KUnit tests for each arch, boot it '
+                    'in QEMU with kunit.py, and write per-arch results and reports.',
+        epilog='exit status: 0 passed, 1 a test failed, 2 usage, 3 results missing '
+               '(build/boot/timeout/crash/incomplete KTAP), 4 environment, 5 a patch did '
+               'not apply, 6 cache busy, 130 interrupted')
+    p.add_argument('--arch', default=default,
+                   help=f'comma-separated arches, or "all" (default: {default}; known: {names})')
+    p.add_argument('--tree', type=Path, help='use this kernel tree instead of Debian\'s '
+                   'linux-source-6.12; it is read, never modified')
+    p.add_argument('--patches', type=Path, nargs='+', default=[], metavar='FILE',
+                   help='extra patches applied with git am on top of the series and tests')
+    p.add_argument('--out', type=Path, help='results directory '
+                   '(default: kunit-results/<UTC time>, with kunit-results/latest)')
+    p.add_argument('--jobs', type=int, default=os.cpu_count() or 1, help='make -j (default: nproc)')
+    p.add_argument('--timeout', type=int, default=300,
+                   help='seconds one arch may take to boot and run (default: 300)')
+    p.add_argument('--list-arches', action='store_true', help='print the arch table and exit')
+    return p.parse_args(argv)
+
+
+def _progress(i: int, n: int, name: str, start: float) -> Any:
+    def show(msg: str) -> None:
+        say(f'[{i}/{n} {name}] {msg} ({fmt_seconds(time.monotonic() - start)})')
+    return show
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        selected = arches.select(args.arch)
+    except KeyError as e:
+        known = ', '.join(a.name for a in arches.ARCHES)
+        raise HarnessError(Exit.USAGE, f'unknown arch {e.args[0]!r}; known arches: {known}, '
+                           'or "all"') from None
+    if not selected:
+        raise HarnessError(Exit.USAGE, '--arch names no arch')
+    for patch in args.patches:
+        if not patch.is_file():
+            raise HarnessError(Exit.USAGE, f'--patches {patch}: no such file')
+    if args.jobs < 1 or args.timeout < 1:
+        raise HarnessError(Exit.USAGE, '--jobs and --timeout take a positive number')
+
+    packages = [p for a in selected for p in a.packages]
+    deps.ensure_packages([*deps.BASE_PACKAGES, *packages], say)
+    for a in selected:
+        deps.check_arch_tools(a)
+
+    cache = Cache(default_root())
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime('%Y%m%d-%H%M%S')
+    out = (args.out or RESULTS / stamp).resolve()
+    partial = out.with_name(out.name + '.partial')
+    with Lock(cache):
+        base = tree.user_base(args.tree) if args.tree else tree.debian_base()
+        layers = [tree.Layer('series', patches=tuple(series_patches())),
+                  tree.Layer('tests', tests_dir=TESTS_DIR)]
+        if args.patches:
+            layers.append(tree.Layer('extra', patches=tuple(args.patches)))
+        say(f'tree: {base.label} + {len(layers[0].patches)} patch(es) + kunit-tests'
+            + (f' + {len(args.patches)} extra patch(es)' if args.patches else ''))
+        prepared = tree.prepare(cache, base, layers, say)
+        say(f'tree ready: {prepared.path} at {prepared.head[:12]}'
+            + (' (unchanged)' if prepared.reused else ''))
+
+        if partial.exists():
+            shutil.rmtree(partial)
+        partial.mkdir(parents=True)
+        try:
+            settings = RunSettings(tree=prepared.path, cache=cache, base_id=base.base_id,
+                                   kunitconfigs=[KUNITCONFIG], jobs=args.jobs,
+                                   timeout=args.timeout)
+            parser = load_kunit_parser(prepared.path / 'tools/testing/kunit')
+            expected = expected_suites(TESTS_DIR)
+            verdicts: List[Verdict] = []
+            for i, a in enumerate(selected, 1):
+                show = _progress(i, len(selected), a.name, time.monotonic())
+                result = run_arch(a, settings, partial / a.name, show)
+                v = judge(result, expected, parser, args.timeout)
+                show(f'{v.status}: {v.cause}')
+                verdicts.append(v)
+
+            meta: Dict[str, Any] = {'tree': base.label, 'head': prepared.head,
+                                    'base_commit': prepared.base_commit,
+                                    'arches': [a.name for a in selected],
+                                    'finished': datetime.datetime.now(
+                                        datetime.timezone.utc).isoformat(timespec='seconds')}
+            report.write(partial, verdicts, meta)
+            if out.exists():
+                shutil.rmtree(out)
+            os.replace(partial, out)
+            if not args.out:
+                latest = out.parent / 'latest'
+                if latest.is_symlink() or latest.exists():
+                    latest.unlink()
+                latest.symlink_to(out.name)
+        except BaseException:
+            # Ctrl-C, a crash of ours: no half-written results directory.
+            shutil.rmtree(partial, ignore_errors=True)
+            raise
+    say('')
+    say(report.terminal_table(verdicts))
+    say('')
+    say(f'results: {out}/summary.md')
+    worst = max((v.exit for v in verdicts), key=_severity)
+    for v in verdicts:
+        if v.status != 'passed':
+            error(v.cause)
+    return int(worst)
+
+
+def _severity(code: Exit) -> int:
+    """An arch whose results are missing outranks one that failed a test."""
+    order = [Exit.OK, Exit.TEST_FAILED, Exit.INFRA, Exit.ENVIRONMENT]
+    return order.index(code) if code in order else len(order)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.list_arches:
+        for a in arches.ARCHES:
+            say(f'{a.name:12} {"default" if a.default else "":8} {a.policy}')
+        return 0
+
+    def on_term(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, on_term)
+    try:
+        return run(args)
+    except HarnessError as e:
+        error(e.message)
+        return int(e.status)
+    except KeyboardInterrupt:
+        error('interrupted; the partial results were removed, the next run starts clean')
+        return int(Exit.INTERRUPTED)
+    except OSError as e:
+        if e.errno == 28:  # ENOSPC
+            error(f'disk full: {e}; free space in {default_root()} or set RXALIGN_CACHE')
+            return int(Exit.ENVIRONMENT)
+        raise
+
+
+if __name__ == '__main__':
+    sys.exit(main())

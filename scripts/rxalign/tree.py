@@ -1,0 +1,291 @@
+"""Tree preparation: base source -> our series -> our KUnit tests -> --patches.
+
+The test tree is a git repository in the cache whose commits are exactly that
+stack, so `git format-patch base..` on it is the mail-ready series.  Each layer
+is keyed by a hash of its inputs: a layer whose inputs did not change is
+reused, and git rewrites only the files that differ between commits, so an
+unchanged file keeps its mtime and make does not rebuild it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+from .cache import Cache
+from .exitcodes import Exit, HarnessError
+
+DEBIAN_PACKAGE = 'linux-source-6.12'
+DEBIAN_TARBALL = Path('/usr/src/linux-source-6.12.tar.xz')
+
+# Where kunit-tests/ lands in the kernel tree, and how it is hooked into Kbuild.
+TESTS_DEST = 'net/core/tests'
+KCONFIG_FILE = 'net/Kconfig'
+KCONFIG_ANCHOR = re.compile(r'^endif\s*#\s*if NET\s*$', re.M)
+KCONFIG_LINE = f'source "{TESTS_DEST}/Kconfig"\n'
+MAKEFILE_FILE = 'net/core/Makefile'
+MAKEFILE_LINE = 'obj-y += tests/\n'
+TEST_FILES = re.compile(r'^(Kconfig|Makefile|\.kunitconfig|[\w-]+\.[ch])$')
+COMMIT_MESSAGE = 'commit-message'
+
+STATE = 'rxalign-state.json'
+BASE_IDENTITY = {
+    'GIT_AUTHOR_NAME': 'rx-align', 'GIT_AUTHOR_EMAIL': 'rx-align@localhost',
+    'GIT_COMMITTER_NAME': 'rx-align', 'GIT_COMMITTER_EMAIL': 'rx-align@localhost',
+    'GIT_AUTHOR_DATE': '2000-01-01T00:00:00Z', 'GIT_COMMITTER_DATE': '2000-01-01T00:00:00Z',
+}
+
+Log = Callable[[str], None]
+
+
+@dataclasses.dataclass(frozen=True)
+class Base:
+    """Where the unpatched kernel comes from."""
+    base_id: str                 # names the tree and build directories
+    label: str                   # for humans and reports
+    tarball: Optional[Path] = None
+    path: Optional[Path] = None  # a tree the user named; read, never written
+
+
+@dataclasses.dataclass(frozen=True)
+class Layer:
+    name: str
+    patches: Tuple[Path, ...] = ()
+    tests_dir: Optional[Path] = None
+
+    def own_key(self) -> str:
+        h = hashlib.sha256(self.name.encode())
+        for p in self.patches:
+            h.update(p.name.encode() + b'\0' + p.read_bytes())
+        if self.tests_dir:
+            h.update(KCONFIG_LINE.encode() + MAKEFILE_LINE.encode())
+            for f in sorted(self.tests_dir.iterdir()):
+                if f.is_file() and (TEST_FILES.match(f.name) or f.name == COMMIT_MESSAGE):
+                    h.update(f.name.encode() + b'\0' + f.read_bytes())
+        return h.hexdigest()
+
+
+@dataclasses.dataclass(frozen=True)
+class PreparedTree:
+    path: Path
+    base: Base
+    base_commit: str
+    head: str
+    reused: bool
+
+
+def debian_base() -> Base:
+    if not DEBIAN_TARBALL.exists():
+        raise HarnessError(Exit.ENVIRONMENT, f'{DEBIAN_TARBALL} is missing: '
+                           f'apt-get install {DEBIAN_PACKAGE}')
+    version = subprocess.run(['dpkg-query', '-W', '-f=${Version}', DEBIAN_PACKAGE],
+                             capture_output=True, text=True, check=False).stdout.strip()
+    if not version:
+        version = 'unpackaged-%d' % int(DEBIAN_TARBALL.stat().st_mtime)
+    safe = re.sub(r'[^\w.+-]', '_', version)
+    return Base(base_id=f'debian-{safe}', label=f'{DEBIAN_PACKAGE} {version}',
+                tarball=DEBIAN_TARBALL)
+
+
+def user_base(path: Path) -> Base:
+    path = path.expanduser().resolve()
+    if not (path / 'Makefile').is_file() or not (path / 'tools/testing/kunit/kunit.py').is_file():
+        raise HarnessError(Exit.USAGE, f'--tree {path} is not a kernel tree with '
+                           'tools/testing/kunit/kunit.py')
+    digest = hashlib.sha256(str(path).encode()).hexdigest()[:12]
+    return Base(base_id=f'tree-{path.name}-{digest}', label=str(path), path=path)
+
+
+def _git(tree: Path, *args: str, env: Optional[Dict[str, str]] = None,
+         check: bool = True) -> subprocess.CompletedProcess[str]:
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    proc = subprocess.run(['git', '-C', str(tree), '-c', 'core.looseCompression=1',
+                           '-c', 'gc.auto=0', *args],
+                          capture_output=True, text=True, env=full_env, check=False)
+    if check and proc.returncode != 0:
+        raise HarnessError(Exit.INFRA, f'git {" ".join(args[:2])} failed in {tree}: '
+                           f'{proc.stderr.strip() or proc.stdout.strip()}')
+    return proc
+
+
+def _read_state(tree: Path) -> Dict[str, object]:
+    try:
+        data = json.loads((tree / '.git' / STATE).read_text())
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _write_state(tree: Path, state: Dict[str, object]) -> None:
+    path = tree / '.git' / STATE
+    tmp = path.with_suffix('.tmp')
+    tmp.write_text(json.dumps(state, indent=1) + '\n')
+    os.replace(tmp, path)
+
+
+def _init_repo(tree: Path) -> None:
+    tree.mkdir(parents=True, exist_ok=True)
+    _git(tree, 'init', '-q')
+    _git(tree, 'config', 'core.autocrlf', 'false')
+
+
+def _extract_debian(cache: Cache, base: Base, log: Log) -> None:
+    """Unpack the tarball into a new tree and commit it; rename only when complete."""
+    assert base.tarball is not None
+    final = cache.tree(base.base_id)
+    tmp = cache.trees / f'.{base.base_id}.partial'
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir(parents=True)
+    log(f'extracting {base.tarball} (once per package version)')
+    proc = subprocess.run(['tar', '-xJf', str(base.tarball), '-C', str(tmp),
+                           '--strip-components=1'], capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        shutil.rmtree(tmp, ignore_errors=True)
+        status = Exit.ENVIRONMENT if 'No space' in proc.stderr else Exit.INFRA
+        raise HarnessError(status, f'extracting {base.tarball} failed: {proc.stderr.strip()}')
+    _init_repo(tmp)
+    log('committing the pristine tree')
+    _git(tmp, 'add', '-A', '-f')
+    _git(tmp, 'commit', '-q', '--no-verify', '-m', f'{base.label} (pristine)', env=BASE_IDENTITY)
+    commit = _git(tmp, 'rev-parse', 'HEAD').stdout.strip()
+    _git(tmp, 'tag', '-f', 'pristine', commit)
+    _write_state(tmp, {'base_key': base.label, 'base_commit': commit, 'layers': []})
+    if final.exists():
+        shutil.rmtree(final)
+    os.replace(tmp, final)
+
+
+def _import_user_tree(tree: Path, base: Base) -> Tuple[str, str]:
+    """Snapshot the user's tree into our repository without writing to it."""
+    assert base.path is not None
+    if not (tree / '.git').exists():
+        _init_repo(tree)
+    env = {'GIT_WORK_TREE': str(base.path), 'GIT_INDEX_FILE': str(tree / '.git' / 'base.index')}
+    _git(tree, '--work-tree', str(base.path), 'add', '-A', env=env)
+    tree_id = _git(tree, '--work-tree', str(base.path), 'write-tree', env=env).stdout.strip()
+    commit = _git(tree, 'commit-tree', tree_id, '-m', f'{base.label} (as found)',
+                  env=BASE_IDENTITY).stdout.strip()
+    _git(tree, 'tag', '-f', 'pristine', commit)
+    return tree_id, commit
+
+
+def _wire_tests(tree: Path, tests_dir: Path) -> None:
+    dest = tree / TESTS_DEST
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    for f in sorted(tests_dir.iterdir()):
+        if f.is_file() and TEST_FILES.match(f.name):
+            shutil.copyfile(f, dest / f.name)
+    kconfig = tree / KCONFIG_FILE
+    text = kconfig.read_text()
+    match = KCONFIG_ANCHOR.search(text)
+    if not match:
+        raise HarnessError(Exit.PATCH, f'cannot hook the tests into {KCONFIG_FILE}: '
+                           'its "endif # if NET" line is gone; update KCONFIG_ANCHOR '
+                           'in scripts/rxalign/tree.py')
+    kconfig.write_text(text[:match.start()] + KCONFIG_LINE + '\n' + text[match.start():])
+    with open(tree / MAKEFILE_FILE, 'a', encoding='utf-8') as mk:
+        mk.write(MAKEFILE_LINE)
+
+
+def _commit_tests(tree: Path, tests_dir: Path) -> None:
+    msg = (tests_dir / COMMIT_MESSAGE).read_text()
+    author = re.match(r'From: (.+?) <(.+?)>\n\n', msg)
+    env = dict(BASE_IDENTITY)
+    if author:
+        msg = msg[author.end():]
+        env.update(GIT_AUTHOR_NAME=author.group(1), GIT_AUTHOR_EMAIL=author.group(2),
+                   GIT_COMMITTER_NAME=author.group(1), GIT_COMMITTER_EMAIL=author.group(2))
+    _git(tree, 'add', '-A', '-f', TESTS_DEST, KCONFIG_FILE, MAKEFILE_FILE)
+    _commit_with_message(tree, msg, env)
+
+
+def _commit_with_message(tree: Path, msg: str, env: Dict[str, str]) -> None:
+    full_env = dict(os.environ)
+    full_env.update(env)
+    proc = subprocess.run(['git', '-C', str(tree), 'commit', '-q', '--no-verify', '-F', '-'],
+                          input=msg, capture_output=True, text=True, env=full_env, check=False)
+    if proc.returncode != 0:
+        raise HarnessError(Exit.INFRA, f'committing the tests in {tree} failed: {proc.stderr}')
+
+
+def _apply_patch(tree: Path, patch: Path, layer: str) -> None:
+    proc = _git(tree, 'am', '-q', '--committer-date-is-author-date', str(patch.resolve()),
+                env=BASE_IDENTITY, check=False)
+    if proc.returncode != 0:
+        _git(tree, 'am', '--abort', check=False)
+        detail = (proc.stdout + proc.stderr).strip().splitlines()
+        first = next((ln for ln in detail if 'error' in ln.lower()), detail[0] if detail else '')
+        what = 'the series in kernel-patches/' if layer == 'series' else '--patches'
+        raise HarnessError(Exit.PATCH, f'{patch} from {what} does not apply to the tree '
+                           f'(git am: {first}); rebase it on the tree named in the report')
+
+
+def _apply(tree: Path, layer: Layer) -> None:
+    if layer.tests_dir:
+        _wire_tests(tree, layer.tests_dir)
+        _commit_tests(tree, layer.tests_dir)
+    for patch in layer.patches:
+        _apply_patch(tree, patch, layer.name)
+
+
+def prepare(cache: Cache, base: Base, layers: Sequence[Layer], log: Log) -> PreparedTree:
+    tree = cache.tree(base.base_id)
+    if base.tarball and not (tree / '.git' / STATE).exists():
+        _extract_debian(cache, base, log)
+    if base.path:
+        base_key, base_commit = _import_user_tree(tree, base)
+    state = _read_state(tree)
+    if base.tarball:
+        base_key, base_commit = str(state['base_key']), str(state['base_commit'])
+
+    # Chain the keys so a layer is only reused on top of the same layers below.
+    wanted: List[Tuple[str, str]] = []
+    key = base_key
+    for layer in layers:
+        key = hashlib.sha256((key + layer.own_key()).encode()).hexdigest()
+        wanted.append((layer.name, key))
+
+    have: List[List[str]] = []
+    if state.get('base_key') == base_key and isinstance(state.get('layers'), list):
+        have = [list(x) for x in state['layers']]  # type: ignore[union-attr]
+    keep = 0
+    while keep < len(wanted) and keep < len(have) and have[keep][:2] == list(wanted[keep]):
+        keep += 1
+    start = have[keep - 1][2] if keep else base_commit
+
+    head = _git(tree, 'rev-parse', '-q', '--verify', 'HEAD', check=False).stdout.strip()
+    interrupted = (tree / '.git' / 'rebase-apply').exists()
+    if keep == len(wanted) and head == (have[keep - 1][2] if keep else base_commit) \
+            and not interrupted and not _git(tree, 'status', '--porcelain').stdout.strip():
+        return PreparedTree(tree, base, base_commit, head, reused=True)
+
+    if interrupted:
+        _git(tree, 'am', '--abort', check=False)
+    log(f'updating the test tree {tree} ({len(wanted) - keep} layer(s) to apply)')
+    _git(tree, 'reset', '-q', '--hard', start)
+    _git(tree, 'clean', '-q', '-fdx')
+    done = [list(x) for x in have[:keep]]
+    _write_state(tree, {'base_key': base_key, 'base_commit': base_commit, 'layers': done})
+    for layer, (name, lkey) in zip(layers[keep:], wanted[keep:]):
+        try:
+            _apply(tree, layer)
+        except HarnessError:
+            # Leave the tree at the last complete layer, never half-patched.
+            _git(tree, 'reset', '-q', '--hard', done[-1][2] if done else base_commit)
+            _git(tree, 'clean', '-q', '-fdx')
+            raise
+        done.append([name, lkey, _git(tree, 'rev-parse', 'HEAD').stdout.strip()])
+        _write_state(tree, {'base_key': base_key, 'base_commit': base_commit, 'layers': done})
+    head = _git(tree, 'rev-parse', 'HEAD').stdout.strip()
+    return PreparedTree(tree, base, base_commit, head, reused=False)

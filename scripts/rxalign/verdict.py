@@ -1,0 +1,210 @@
+"""Judge one arch: kunit.py's phases and the KTAP log -> one verdict.
+
+The rules, in order; the first that matches decides:
+  config or build failed           -> infra  (exit 3)
+  QEMU did not finish in --timeout -> infra
+  no KTAP at all                   -> infra  (no boot, wrong console)
+  kernel panic / crash mid-suite   -> infra
+  a declared suite or case missing -> infra  (a vanished suite is no pass)
+  a case skipped without a reason  -> failed (exit 1)
+  a case failed                    -> failed
+  otherwise                        -> passed (exit 0)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import io
+import re
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Dict, Iterable, List, Optional
+
+from .exitcodes import Exit
+from .kunit_runner import ArchRun
+
+PASSED, FAILED, INFRA, ENVIRONMENT = 'passed', 'failed', 'infra', 'environment'
+STATUS_EXIT = {PASSED: Exit.OK, FAILED: Exit.TEST_FAILED, INFRA: Exit.INFRA,
+               ENVIRONMENT: Exit.ENVIRONMENT}
+
+FACTS = re.compile(r'rx_align_facts: (.*)$')
+SKIP = re.compile(r'^\s*ok \d+ (?:- )?(.*?) # SKIP ?(.*)$')
+PANIC = re.compile(r'Kernel panic - not syncing|BUG: |Oops: |Unable to handle kernel ')
+BUILD_ERROR = re.compile(r'(error:.*|\*\*\* .*|Error \d+.*)')
+
+
+@dataclasses.dataclass
+class Case:
+    name: str            # suite.case or suite.case.param
+    status: str          # PASS, FAIL, SKIP, CRASH
+    message: str = ''    # the failed expectation, or the skip reason
+    log: List[str] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass
+class Verdict:
+    arch: str
+    status: str
+    cause: str
+    cases: List[Case] = dataclasses.field(default_factory=list)
+    missing: List[str] = dataclasses.field(default_factory=list)
+    facts: Dict[str, str] = dataclasses.field(default_factory=dict)
+    seconds: Dict[str, float] = dataclasses.field(default_factory=dict)
+    logs: Dict[str, str] = dataclasses.field(default_factory=dict)
+    expected_failure: bool = False
+
+    @property
+    def exit(self) -> Exit:
+        return STATUS_EXIT[self.status]
+
+    def count(self, status: str) -> int:
+        return sum(1 for c in self.cases if c.status == status)
+
+    def to_json(self) -> Dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d['counts'] = {s: self.count(s) for s in ('PASS', 'FAIL', 'SKIP', 'CRASH')}
+        d['counts']['MISSING'] = len(self.missing)
+        return d
+
+
+def load_kunit_parser(kunit_tools: Path) -> ModuleType:
+    """The tree's own KTAP parser, with its terminal output silenced."""
+    path = str(kunit_tools)
+    if path not in sys.path:
+        sys.path.insert(0, path)
+    parser = importlib.import_module('kunit_parser')
+    printer = importlib.import_module('kunit_printer')
+    parser.stdout = printer.Printer(io.StringIO())  # type: ignore[attr-defined]
+    return parser
+
+
+def _failure_message(log: List[str]) -> str:
+    keep = []
+    for i, line in enumerate(log):
+        if 'FAILED at' in line or 'Expected' in line:
+            keep = [ln.strip().lstrip('#').strip() for ln in log[i:i + 4]]
+            break
+    return ' | '.join(k for k in keep if k)
+
+
+def _walk(test: Any, prefix: str, parser: ModuleType, skips: Dict[str, str],
+          out: List[Case]) -> None:
+    name = f'{prefix}.{test.name}' if prefix else test.name
+    if test.subtests:
+        for sub in test.subtests:
+            _walk(sub, name, parser, skips, out)
+        return
+    s = parser.TestStatus
+    status = {s.SUCCESS: 'PASS', s.FAILURE: 'FAIL', s.SKIPPED: 'SKIP'}.get(test.status, 'CRASH')
+    msg = skips.get(test.name, '') if status == 'SKIP' else \
+        _failure_message(test.log) if status == 'FAIL' else ''
+    out.append(Case(name=name, status=status, message=msg, log=list(test.log)))
+
+
+def _first(pattern: re.Pattern[str], lines: Iterable[str]) -> Optional[str]:
+    for line in lines:
+        m = pattern.search(line)
+        if m:
+            return m.group(0).strip()
+    return None
+
+
+def _where(lines: List[str]) -> str:
+    """The test that was running when output stopped, and the last one that finished."""
+    path: List[str] = []
+    last = ''
+    for line in lines:
+        m = re.match(r'^( *)# Subtest: (.+)$', line)
+        if m:
+            depth = len(m.group(1)) // 4
+            path = path[:depth] + [m.group(2).strip()]
+            continue
+        m = re.match(r'^( *)(?:not )?ok \d+ (?:- )?([^#]*)', line)
+        if m:
+            depth = len(m.group(1)) // 4
+            name = m.group(2).strip()
+            if depth < len(path) and path[depth] == name:
+                path = path[:depth]
+            last = name
+    where = '.'.join(path) if path else 'no suite (before or after KUnit)'
+    return where + (f' after "{last}"' if last else '')
+
+
+def judge(run: ArchRun, expected: Dict[str, List[str]], parser: ModuleType,
+          timeout: int) -> Verdict:
+    v = Verdict(arch=run.arch, status=INFRA, cause='', seconds=dict(run.seconds))
+    for key, path in (('build', run.build_log), ('ktap', run.ktap_log)):
+        if path:
+            v.logs[key] = str(path)
+    if run.phase_failed:
+        text = run.build_log.read_text(errors='replace').splitlines() if run.build_log else []
+        first = _first(BUILD_ERROR, text) or (text[-1] if text else 'no output')
+        v.cause = f'{run.arch}: kunit.py {run.phase_failed} failed: {first} (see {run.build_log})'
+        return v
+    lines = run.ktap_log.read_text(errors='replace').splitlines() if run.ktap_log else []
+    ktap_file = run.ktap_log or f'the {run.arch} results directory'
+    if run.timed_out:
+        v.cause = (f'{run.arch}: no result within --timeout {timeout}s: QEMU hung or the '
+                   f'kernel stalled in {_where(lines)} (see {ktap_file})')
+        return v
+    return judge_lines(v, lines, expected, parser, str(ktap_file))
+
+
+def judge_lines(v: Verdict, lines: List[str], expected: Dict[str, List[str]],
+                parser: ModuleType, ktap_file: str) -> Verdict:
+    for line in lines:
+        m = FACTS.search(line)
+        if m:
+            v.facts = dict(kv.split('=', 1) for kv in m.group(1).split() if '=' in kv)
+    skips = {m.group(1).strip(): m.group(2).strip() for m in map(SKIP.match, lines) if m}
+    root = parser.parse_run_tests(lines)
+    if root.status == parser.TestStatus.FAILURE_TO_PARSE_TESTS:
+        v.cause = (f'{v.arch}: no KTAP output: the kernel did not boot or its console is '
+                   f'not the serial port QEMU reads (see {ktap_file})')
+        return v
+    for suite in root.subtests:
+        _walk(suite, '', parser, skips, v.cases)
+    seen = {c.name.split('.')[0] for c in v.cases} | {s.name for s in root.subtests}
+    seen_cases = {'.'.join(c.name.split('.')[:2]) for c in v.cases}
+    for suite, cases in expected.items():
+        if suite not in seen:
+            v.missing.append(suite)
+        else:
+            v.missing += [f'{suite}.{c}' for c in cases if f'{suite}.{c}' not in seen_cases]
+
+    crash = [ln.strip() for ln in lines if PANIC.search(ln)]
+    if crash:
+        panic = next((c for c in crash if 'Kernel panic' in c), '')
+        what = '; '.join(dict.fromkeys(c for c in (crash[0], panic) if c))
+        v.cause = f'{v.arch}: kernel crash in {_where(lines)}: {what} (see {ktap_file})'
+
+        return v
+    crashed = [c.name for c in v.cases if c.status == 'CRASH']
+    if v.missing or crashed or root.counts.errors:
+        what = []
+        if v.missing:
+            what.append('missing ' + ', '.join(v.missing[:5]))
+        if crashed:
+            what.append('crashed ' + ', '.join(crashed[:5]))
+        if root.counts.errors and not what:
+            what.append(f'{root.counts.errors} KTAP error(s), truncated output')
+        v.cause = f'{v.arch}: incomplete KTAP: {"; ".join(what)} (see {ktap_file})'
+        return v
+    silent = [c.name for c in v.cases if c.status == 'SKIP' and not c.message]
+    failed = [c.name for c in v.cases if c.status == 'FAIL']
+    if failed or silent:
+        v.status = FAILED
+        parts = []
+        if failed:
+            parts.append(f'{len(failed)} failed: ' + ', '.join(failed[:3]) +
+                         (' ...' if len(failed) > 3 else ''))
+        if silent:
+            parts.append(f'{len(silent)} skipped without a reason: ' + ', '.join(silent[:3]))
+        v.cause = f'{v.arch}: ' + '; '.join(parts) + f' (see {ktap_file})'
+        return v
+    v.status = PASSED
+    v.cause = (f'{v.arch}: {v.count("PASS")} passed, {v.count("SKIP")} skipped '
+               f'with a reason')
+    return v

@@ -1,0 +1,88 @@
+"""Shared fixtures: kunit.py's own parser, and a fake kernel tree for the harness."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from types import ModuleType
+from typing import Iterator
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from rxalign import verdict  # noqa: E402
+
+FIXTURES = Path(__file__).resolve().parent / 'fixtures'
+TARBALL = Path('/usr/src/linux-source-6.12.tar.xz')
+
+
+@pytest.fixture(scope='session')
+def kunit_tools(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tools/testing/kunit from linux-source-6.12: the parser the harness uses."""
+    dest = tmp_path_factory.mktemp('kunit-tools')
+    subprocess.run(['tar', '-xJf', str(TARBALL), '-C', str(dest), '--strip-components=1',
+                    '--wildcards', '*/tools/testing/kunit/*.py'], check=True)
+    return dest / 'tools/testing/kunit'
+
+
+@pytest.fixture(scope='session')
+def parser(kunit_tools: Path) -> ModuleType:
+    return verdict.load_kunit_parser(kunit_tools)
+
+
+FAKE_KUNIT = '''\
+#!/usr/bin/env python3
+"""A stand-in for kunit.py: each phase does what RXALIGN_FAKE says."""
+import os, sys, time
+mode = os.environ.get('RXALIGN_FAKE', 'pass')
+sub = sys.argv[1]
+args = dict(a[2:].split('=', 1) for a in sys.argv[2:] if a.startswith('--') and '=' in a)
+build = args['build_dir']
+os.makedirs(build, exist_ok=True)
+if sub == 'build' and mode == 'buildfail':
+    print('net/core/tests/rx_align_kunit.c:1:1: error: expected ; before }')
+    sys.exit(1)
+if sub == 'exec':
+    timeout = int(args['timeout'])
+    arch = os.path.basename(build.rstrip('/'))
+    ktap = os.environ.get('RXALIGN_FAKE_KTAP_' + arch, os.environ.get('RXALIGN_FAKE_KTAP', ''))
+    with open(os.path.join(build, 'test.log'), 'w') as log:
+        if ktap:
+            log.write(open(ktap).read())
+    if mode == 'hang':
+        time.sleep(timeout)
+        print(f"Command '['qemu']' timed out after {timeout} seconds")
+    sys.exit(0 if mode == 'pass' else 1)
+'''
+
+
+@pytest.fixture
+def fake_tree(tmp_path: Path, kunit_tools: Path) -> Path:
+    """A directory that passes for a kernel tree: Kbuild hooks and a fake kunit.py."""
+    tree = tmp_path / 'linux'
+    kunit = tree / 'tools/testing/kunit'
+    kunit.mkdir(parents=True)
+    for f in ('kunit_parser.py', 'kunit_printer.py'):
+        (kunit / f).write_text((kunit_tools / f).read_text())
+    (kunit / 'kunit.py').write_text(FAKE_KUNIT)
+    (tree / 'Makefile').write_text('# fake\n')
+    (tree / 'net/core').mkdir(parents=True)
+    (tree / 'net/Kconfig').write_text(textwrap.dedent('''\
+        if NET
+        config NET_TEST
+        \ttristate "x"
+        endif   # if NET
+        '''))
+    (tree / 'net/core/Makefile').write_text('obj-y += skbuff.o\n')
+    (tree / 'net/core/skbuff.c').write_text('int skb_pad = 32;\n')
+    return tree
+
+
+@pytest.fixture
+def cache_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    root = tmp_path / 'cache'
+    monkeypatch.setenv('RXALIGN_CACHE', str(root))
+    yield root

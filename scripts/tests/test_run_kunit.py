@@ -1,0 +1,115 @@
+"""run-kunit end to end on a fake tree whose kunit.py replays saved logs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import List, Tuple
+
+import pytest
+
+from rxalign import deps, run_kunit
+from rxalign.cache import Cache, Lock
+from rxalign.exitcodes import Exit
+
+from conftest import FIXTURES
+
+
+@pytest.fixture(autouse=True)
+def no_installs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(deps, 'ensure_packages', lambda pkgs, log: None)
+    monkeypatch.setattr(deps, 'check_arch_tools', lambda arch: None)
+
+
+def run(monkeypatch: pytest.MonkeyPatch, tree: Path, out: Path, ktap: str, mode: str = 'pass',
+        args: Tuple[str, ...] = ('--arch', 'x86_64')) -> int:
+    monkeypatch.setenv('RXALIGN_FAKE', mode)
+    monkeypatch.setenv('RXALIGN_FAKE_KTAP', str(FIXTURES / ktap))
+    return run_kunit.main(['--tree', str(tree), '--out', str(out), '--timeout', '1', *args])
+
+
+def leftovers(out: Path) -> List[str]:
+    return [p.name for p in out.parent.iterdir() if p.name.endswith('.partial')]
+
+
+def test_pass_writes_results(monkeypatch: pytest.MonkeyPatch, fake_tree: Path,
+                             cache_root: Path, tmp_path: Path) -> None:
+    out = tmp_path / 'out'
+    assert run(monkeypatch, fake_tree, out, 'pass.ktap') == Exit.OK
+    for f in ('summary.md', 'results.json', 'x86_64/ktap.log', 'x86_64/build.log',
+              'x86_64/verdict.json'):
+        assert (out / f).exists(), f
+    data = json.loads((out / 'results.json').read_text())
+    assert data['arches']['x86_64']['status'] == 'passed'
+    assert data['arches']['x86_64']['facts']['net_ip_align'] == '0'
+    assert not leftovers(out)
+
+
+@pytest.mark.parametrize('ktap, mode, status, words', [
+    ('fail.ktap', 'fail', Exit.TEST_FAILED, ['1 failed', 'napi_alloc_skb len=60']),
+    ('panic_mid_suite.ktap', 'fail', Exit.INFRA, ['Kernel panic', 'ktap.log']),
+    ('no_ktap.log', 'fail', Exit.INFRA, ['no KTAP output']),
+    ('truncated.ktap', 'hang', Exit.INFRA, ['no result within --timeout 1s']),
+    ('pass.ktap', 'buildfail', Exit.INFRA, ['build failed', 'error: expected', 'build.log']),
+])
+def test_faults_have_their_status_and_one_line_cause(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path, ktap: str, mode: str, status: Exit,
+        words: List[str]) -> None:
+    out = tmp_path / 'out'
+    assert run(monkeypatch, fake_tree, out, ktap, mode) == status
+    err = capsys.readouterr().err
+    for w in words:
+        assert w in err, (w, err)
+    assert 'x86_64' in err and (out / 'results.json').exists()
+
+
+def test_one_crashed_arch_keeps_the_others(monkeypatch: pytest.MonkeyPatch, fake_tree: Path,
+                                           cache_root: Path, tmp_path: Path) -> None:
+    monkeypatch.setenv('RXALIGN_FAKE_KTAP_powerpc32', str(FIXTURES / 'panic_mid_suite.ktap'))
+    out = tmp_path / 'out'
+    status = run(monkeypatch, fake_tree, out, 'pass.ktap', 'fail',
+                 ('--arch', 'x86_64,powerpc32'))
+    assert status == Exit.INFRA
+    arches = json.loads((out / 'results.json').read_text())['arches']
+    assert arches['x86_64']['status'] == 'passed'
+    assert arches['powerpc32']['status'] == 'infra'
+
+
+def test_patch_that_does_not_apply(monkeypatch: pytest.MonkeyPatch,
+                                   capsys: pytest.CaptureFixture[str], fake_tree: Path,
+                                   cache_root: Path, tmp_path: Path) -> None:
+    bad = tmp_path / 'bad.patch'
+    bad.write_text('From: x <x@y>\nSubject: [PATCH] bad\n\n---\n--- a/net/nope.c\n'
+                   '+++ b/net/nope.c\n@@ -1 +1 @@\n-a\n+b\n-- \n2.39.5\n')
+    out = tmp_path / 'out'
+    assert run(monkeypatch, fake_tree, out, 'pass.ktap',
+               args=('--arch', 'x86_64', '--patches', str(bad))) == Exit.PATCH
+    assert 'bad.patch' in capsys.readouterr().err
+    assert not out.exists() and not leftovers(out)
+
+
+def test_missing_patch_file_is_usage(monkeypatch: pytest.MonkeyPatch, fake_tree: Path,
+                                     cache_root: Path, tmp_path: Path) -> None:
+    assert run(monkeypatch, fake_tree, tmp_path / 'out', 'pass.ktap',
+               args=('--patches', str(tmp_path / 'nope.patch'))) == Exit.USAGE
+
+
+def test_a_second_run_on_the_same_cache_is_refused(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path) -> None:
+    with Lock(Cache(cache_root)):
+        assert run(monkeypatch, fake_tree, tmp_path / 'out', 'pass.ktap') == Exit.BUSY
+    assert 'RXALIGN_CACHE' in capsys.readouterr().err
+
+
+def test_ctrl_c_leaves_nothing_half_written(monkeypatch: pytest.MonkeyPatch, fake_tree: Path,
+                                            cache_root: Path, tmp_path: Path) -> None:
+    def interrupted(*args: object, **kw: object) -> None:
+        raise KeyboardInterrupt
+    out = tmp_path / 'out'
+    with monkeypatch.context() as m:
+        m.setattr(run_kunit, 'run_arch', interrupted)
+        assert run(monkeypatch, fake_tree, out, 'pass.ktap') == Exit.INTERRUPTED
+    assert not out.exists() and not leftovers(out)
+    assert run(monkeypatch, fake_tree, out, 'pass.ktap') == Exit.OK

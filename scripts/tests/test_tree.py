@@ -1,0 +1,153 @@
+"""Tree preparation on a small fake tree: layers, reuse, mtimes, bad patches."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from typing import Dict, List
+
+import pytest
+
+from rxalign import tree
+from rxalign.cache import Cache
+from rxalign.exitcodes import Exit, HarnessError
+
+PATCH = '''From: Dev <dev@example.org>
+Date: Thu, 3 Dec 2026 00:00:00 +0000
+Subject: [PATCH] net: pad of 64
+
+---
+--- a/net/core/skbuff.c
++++ b/net/core/skbuff.c
+@@ -1 +1 @@
+-int skb_pad = 32;
++int skb_pad = 64;
+-- 
+2.39.5
+'''
+
+
+def snapshot(root: Path) -> Dict[str, float]:
+    return {str(p.relative_to(root)): p.stat().st_mtime_ns for p in root.rglob('*')}
+
+
+def make_tests_dir(tmp_path: Path, body: str = 'int x;\n') -> Path:
+    d = tmp_path / 'kunit-tests'
+    d.mkdir(exist_ok=True)
+    (d / 'Kconfig').write_text('config FAKE_KUNIT_TEST\n\ttristate "fake"\n')
+    (d / 'Makefile').write_text('obj-$(CONFIG_FAKE_KUNIT_TEST) += fake_kunit.o\n')
+    (d / 'fake_kunit.c').write_text(body)
+    (d / 'commit-message').write_text('From: Dev <dev@example.org>\n\nnet: add fake test\n\n'
+                                      'Signed-off-by: Dev <dev@example.org>\n')
+    (d / 'notes.txt').write_text('not copied\n')
+    return d
+
+
+def layers(series: List[Path], tests: Path) -> List[tree.Layer]:
+    return [tree.Layer('series', patches=tuple(series)), tree.Layer('tests', tests_dir=tests)]
+
+
+def git_log(path: Path) -> List[str]:
+    out = subprocess.run(['git', '-C', str(path), 'log', '--format=%s'], capture_output=True,
+                         text=True, check=True).stdout
+    return out.splitlines()
+
+
+def test_layers_become_commits_and_the_user_tree_is_untouched(
+        fake_tree: Path, tmp_path: Path) -> None:
+    patch = tmp_path / '0001-pad.patch'
+    patch.write_text(PATCH)
+    before = snapshot(fake_tree)
+    cache = Cache(tmp_path / 'cache')
+    prepared = tree.prepare(cache, tree.user_base(fake_tree),
+                            layers([patch], make_tests_dir(tmp_path)), lambda m: None)
+    assert snapshot(fake_tree) == before and not (fake_tree / '.git').exists()
+    t = prepared.path
+    assert git_log(t) == ['net: add fake test', 'net: pad of 64', f'{fake_tree} (as found)']
+    assert (t / 'net/core/skbuff.c').read_text() == 'int skb_pad = 64;\n'
+    assert (t / 'net/core/tests/fake_kunit.c').exists()
+    assert not (t / 'net/core/tests/notes.txt').exists()
+    kconfig = (t / 'net/Kconfig').read_text()
+    assert kconfig.index(tree.KCONFIG_LINE) < kconfig.index('endif   # if NET')
+    assert (t / 'net/core/Makefile').read_text().endswith(tree.MAKEFILE_LINE)
+
+
+def test_unchanged_inputs_reuse_the_tree_and_keep_mtimes(fake_tree: Path, tmp_path: Path) -> None:
+    patch = tmp_path / '0001-pad.patch'
+    patch.write_text(PATCH)
+    cache = Cache(tmp_path / 'cache')
+    base = tree.user_base(fake_tree)
+    first = tree.prepare(cache, base, layers([patch], make_tests_dir(tmp_path)), lambda m: None)
+    before = snapshot(first.path / 'net')
+    again = tree.prepare(cache, base, layers([patch], make_tests_dir(tmp_path)), lambda m: None)
+    assert again.reused and again.head == first.head
+    assert snapshot(first.path / 'net') == before
+
+
+def test_a_test_edit_rewrites_only_the_test_layer(fake_tree: Path, tmp_path: Path) -> None:
+    patch = tmp_path / '0001-pad.patch'
+    patch.write_text(PATCH)
+    cache = Cache(tmp_path / 'cache')
+    base = tree.user_base(fake_tree)
+    first = tree.prepare(cache, base, layers([patch], make_tests_dir(tmp_path)), lambda m: None)
+    skbuff = first.path / 'net/core/skbuff.c'
+    mtime = skbuff.stat().st_mtime_ns
+    second = tree.prepare(cache, base, layers([patch], make_tests_dir(tmp_path, 'int y;\n')),
+                          lambda m: None)
+    assert not second.reused and second.head != first.head
+    assert skbuff.stat().st_mtime_ns == mtime
+    assert (second.path / 'net/core/tests/fake_kunit.c').read_text() == 'int y;\n'
+
+
+def test_a_changed_user_tree_is_seen(fake_tree: Path, tmp_path: Path) -> None:
+    cache = Cache(tmp_path / 'cache')
+    base = tree.user_base(fake_tree)
+    first = tree.prepare(cache, base, layers([], make_tests_dir(tmp_path)), lambda m: None)
+    (fake_tree / 'net/core/skbuff.c').write_text('int skb_pad = 128;\n')
+    second = tree.prepare(cache, base, layers([], make_tests_dir(tmp_path)), lambda m: None)
+    assert second.base_commit != first.base_commit
+    assert (second.path / 'net/core/skbuff.c').read_text() == 'int skb_pad = 128;\n'
+
+
+def test_a_patch_that_does_not_apply_is_named_and_leaves_no_half_tree(
+        fake_tree: Path, tmp_path: Path) -> None:
+    good = tmp_path / '0001-pad.patch'
+    good.write_text(PATCH)
+    bad = tmp_path / '0002-stale.patch'
+    bad.write_text(PATCH.replace('net: pad of 64', 'net: stale'))  # applies to the old line
+    cache = Cache(tmp_path / 'cache')
+    base = tree.user_base(fake_tree)
+    tests = make_tests_dir(tmp_path)
+    ok = tree.prepare(cache, base, layers([good], tests), lambda m: None)
+    with pytest.raises(HarnessError) as err:
+        tree.prepare(cache, base, [*layers([good], tests),
+                                   tree.Layer('extra', patches=(bad,))], lambda m: None)
+    assert err.value.status == Exit.PATCH
+    assert '0002-stale.patch' in err.value.message and '--patches' in err.value.message
+    t = ok.path
+    assert not (t / '.git/rebase-apply').exists()
+    assert subprocess.run(['git', '-C', str(t), 'status', '--porcelain'], capture_output=True,
+                          text=True, check=True).stdout == ''
+    assert subprocess.run(['git', '-C', str(t), 'rev-parse', 'HEAD'], capture_output=True,
+                          text=True, check=True).stdout.strip() == ok.head
+    # and the next run with the good stack reuses the tree as it is
+    assert tree.prepare(cache, base, layers([good], tests), lambda m: None).reused
+
+
+def test_not_a_kernel_tree_is_a_usage_error(tmp_path: Path) -> None:
+    with pytest.raises(HarnessError) as err:
+        tree.user_base(tmp_path)
+    assert err.value.status == Exit.USAGE and 'kunit.py' in err.value.message
+
+
+def test_a_dirty_test_tree_is_repaired(fake_tree: Path, tmp_path: Path) -> None:
+    cache = Cache(tmp_path / 'cache')
+    base = tree.user_base(fake_tree)
+    first = tree.prepare(cache, base, layers([], make_tests_dir(tmp_path)), lambda m: None)
+    (first.path / 'net/core/skbuff.c').write_text('edited by hand\n')
+    os.remove(first.path / 'net/core/tests/fake_kunit.c')
+    second = tree.prepare(cache, base, layers([], make_tests_dir(tmp_path)), lambda m: None)
+    assert not second.reused
+    assert (second.path / 'net/core/skbuff.c').read_text() == 'int skb_pad = 32;\n'
+    assert (second.path / 'net/core/tests/fake_kunit.c').exists()

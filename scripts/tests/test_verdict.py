@@ -1,0 +1,93 @@
+"""The verdict rules on saved logs: no green for tests that did not run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from rxalign.exitcodes import Exit
+from rxalign.expected import expected_suites
+from rxalign.kunit_runner import ArchRun
+from rxalign.verdict import judge
+
+from conftest import FIXTURES
+
+TESTS_DIR = Path(__file__).resolve().parents[2] / 'kunit-tests'
+
+
+def run_of(fixture: str, **kw: object) -> ArchRun:
+    return ArchRun(arch='x86_64', ktap_log=FIXTURES / fixture, **kw)  # type: ignore[arg-type]
+
+
+def verdict_of(parser: ModuleType, fixture: str, **kw: object):  # type: ignore[no-untyped-def]
+    return judge(run_of(fixture, **kw), expected_suites(TESTS_DIR), parser, timeout=300)
+
+
+def test_pass(parser: ModuleType) -> None:
+    v = verdict_of(parser, 'pass.ktap')
+    assert v.exit == Exit.OK, v.cause
+    assert v.count('PASS') > 300 and not v.missing
+    assert v.facts['net_ip_align'] == '0' and v.facts['arch'] == 'x86_64'
+    assert v.facts['page_size'] == '4096'
+
+
+def test_failed_case_names_the_case_and_assertion(parser: ModuleType) -> None:
+    v = verdict_of(parser, 'fail.ktap')
+    assert v.exit == Exit.TEST_FAILED
+    failed = [c for c in v.cases if c.status == 'FAIL']
+    assert [c.name for c in failed] == ['net_rx_align_alloc.rx_napi_alloc.napi_alloc_skb len=60']
+    assert 'headroom' in failed[0].message or 'skb_headroom' in failed[0].message
+    assert 'napi_alloc_skb len=60' in v.cause and 'ktap' in v.cause
+
+
+def test_skip_with_reason_passes(parser: ModuleType) -> None:
+    v = verdict_of(parser, 'skip.ktap')
+    assert v.exit == Exit.OK, v.cause
+    skipped = [c for c in v.cases if c.status == 'SKIP']
+    assert skipped and all('CONFIG_ZONE_DMA' in c.message for c in skipped)
+
+
+def test_skip_without_reason_fails(parser: ModuleType) -> None:
+    v = verdict_of(parser, 'skip_noreason.ktap')
+    assert v.exit == Exit.TEST_FAILED
+    assert 'without a reason' in v.cause
+
+
+@pytest.mark.parametrize('fixture, words', [
+    ('panic_mid_suite.ktap', ['kernel crash', 'Kernel panic', 'BUG: kernel NULL', 'net_rx_align_alloc.rx_napi_alloc after "napi_alloc_skb len=1"']),
+    ('truncated.ktap', ['incomplete KTAP', 'missing', 'net_rx_align_iphdr']),
+    ('missing_suite.ktap', ['incomplete KTAP', 'missing net_rx_align_iphdr']),
+    ('no_ktap.log', ['no KTAP output', 'did not boot']),
+])
+def test_missing_results_are_infrastructure_failures(parser: ModuleType, fixture: str,
+                                                     words: list) -> None:
+    v = verdict_of(parser, fixture)
+    assert v.exit == Exit.INFRA
+    for w in words:
+        assert w in v.cause, (w, v.cause)
+    assert 'x86_64' in v.cause and fixture in v.cause
+
+
+def test_timeout_is_infra_and_names_the_last_test(parser: ModuleType) -> None:
+    v = verdict_of(parser, 'truncated.ktap', timed_out=True)
+    assert v.exit == Exit.INFRA
+    assert '--timeout 300s' in v.cause and 'rx_napi_alloc after "napi_alloc_skb len=1"' in v.cause
+
+
+def test_build_failure_quotes_the_compiler(parser: ModuleType, tmp_path: Path) -> None:
+    log = tmp_path / 'build.log'
+    log.write_text('make ...\nnet/core/tests/rx_align_kunit.c:12:1: error: expected ;\n'
+                   'make: *** [Makefile:236: __sub-make] Error 2\n')
+    v = judge(ArchRun(arch='powerpc', phase_failed='build', build_log=log),
+              expected_suites(TESTS_DIR), parser, timeout=300)
+    assert v.exit == Exit.INFRA
+    assert 'error: expected ;' in v.cause and str(log) in v.cause and 'powerpc' in v.cause
+
+
+def test_expected_suites_come_from_the_source() -> None:
+    suites = expected_suites(TESTS_DIR)
+    assert set(suites) == {'net_rx_align_policy', 'net_rx_align_alloc', 'net_rx_align_iphdr'}
+    assert 'rx_policy_table' in suites['net_rx_align_policy']
+    assert 'rx_napi_alloc' in suites['net_rx_align_alloc']
