@@ -19,6 +19,7 @@ class Arch:
     firmware: Tuple[str, ...] = ()      # files QEMU loads at boot
     qemu_config: Optional[str] = None   # our own QemuArchParams file
     kconfig: Tuple[str, ...] = ()       # extra kconfig lines for this arch
+    slim: Tuple[str, ...] = ()          # cuts on top of scripts/kconfig/slim.config
     default: bool = False               # part of a plain `run-kunit`
     policy: str = ''                    # one line for the README and reports
 
@@ -32,6 +33,7 @@ ARCHES: Tuple[Arch, ...] = (
     Arch(name='x86_64', kunit_arch='x86_64', cross_compile='',
          packages=('gcc', 'qemu-system-x86'), qemu_binary='qemu-system-x86_64',
          firmware=('/usr/share/qemu/qboot.rom',), default=True,
+         slim=('# CONFIG_ACPI is not set', '# CONFIG_CPU_MITIGATIONS is not set'),
          policy='NET_IP_ALIGN 0 (arch override), 4K pages'),
     Arch(name='powerpc', kunit_arch='powerpc', cross_compile='powerpc64-linux-gnu-',
          packages=_PPC, qemu_binary='qemu-system-ppc64',

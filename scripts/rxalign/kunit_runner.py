@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Callable, List, Optional
+from typing import Callable, Dict, List, Optional
 
 from .arches import Arch
 from .cache import Cache
@@ -31,7 +31,7 @@ class ArchRun:
     arch: str
     phase_failed: Optional[str] = None   # 'config', 'build' or None
     timed_out: bool = False
-    seconds: dict = dataclasses.field(default_factory=dict)  # phase -> s
+    seconds: Dict[str, float] = dataclasses.field(default_factory=dict)  # phase -> s
     ktap_log: Optional[Path] = None
     build_log: Optional[Path] = None
 
@@ -46,6 +46,7 @@ class RunSettings:
     timeout: int
     profile: str = ''                       # build-dir suffix for other configs
     kconfig_add: List[str] = dataclasses.field(default_factory=list)
+    slim: bool = True                       # add the arch's own slim cuts
 
 
 def fmt_seconds(s: float) -> str:
@@ -53,7 +54,7 @@ def fmt_seconds(s: float) -> str:
     return f'{m}m{sec:02d}s' if m else f'{sec}s'
 
 
-def _env(cache: Cache) -> dict:
+def _env(cache: Cache) -> Dict[str, str]:
     env = dict(os.environ)
     env.update(CCACHE_DIR=str(cache.ccache), CCACHE_BASEDIR=str(cache.root),
                CCACHE_NOHASHDIR='1', CCACHE_MAXSIZE=CCACHE_SIZE,
@@ -78,7 +79,7 @@ def kunit_args(arch: Arch, s: RunSettings, build_dir: Path) -> List[str]:
     return args
 
 
-def _run(cmd: List[str], log: Path, env: dict, cwd: Path,
+def _run(cmd: List[str], log: Path, env: Dict[str, str], cwd: Path,
          timeout: Optional[float] = None) -> tuple[int, bool]:
     """Run one kunit.py phase in its own process group; append output to log."""
     with open(log, 'a', encoding='utf-8', errors='replace') as out:
@@ -105,14 +106,16 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
     kunit = [sys.executable, str(s.tree / 'tools/testing/kunit/kunit.py')]
     common = kunit_args(arch, s, build_dir)
     env = _env(s.cache)
-    result = ArchRun(arch=arch.name, build_log=out_dir / 'build.log')
-    result.build_log.write_text('')
+    build_log = out_dir / 'build.log'
+    build_log.write_text('')
+    result = ArchRun(arch=arch.name, build_log=build_log)
 
-    adds = [f'--kconfig_add={line}' for line in (*arch.kconfig, *s.kconfig_add)]
+    slim = arch.slim if s.slim else ()
+    adds = [f'--kconfig_add={line}' for line in (*arch.kconfig, *slim, *s.kconfig_add)]
     phases = (
-        ('config', 'configuring', [*kunit, 'config', *common, *adds], result.build_log, None),
+        ('config', 'configuring', [*kunit, 'config', *common, *adds], build_log, None),
         ('build', 'building', [*kunit, 'build', *common, *adds, f'--jobs={s.jobs}'],
-         result.build_log, None),
+         build_log, None),
         ('run', 'booting and running', [*kunit, 'exec', *common, *adds, f'--timeout={s.timeout}',
                                         f'--json={out_dir / "kunit.json"}'],
          out_dir / 'kunit-exec.log', s.timeout + 120.0),

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .exitcodes import Exit
 
@@ -63,7 +63,7 @@ class Outcome:
     detail: str
 
 
-def _run_kunit(arches: str, out: Path, patch: Optional[Path]) -> Tuple[int, Dict[str, object]]:
+def _run_kunit(arches: str, out: Path, patch: Optional[Path]) -> Tuple[int, Dict[str, Any]]:
     cmd = [str(HERE / 'run-kunit'), '--arch', arches, '--out', str(out)]
     if patch:
         cmd += ['--patches', str(patch)]
@@ -76,8 +76,8 @@ def _run_kunit(arches: str, out: Path, patch: Optional[Path]) -> Tuple[int, Dict
     return proc.returncode, data
 
 
-def judge(m: Mutation, status: int, results: Dict[str, object]) -> Outcome:
-    arch = results.get('arches', {}).get(m.arch, {})  # type: ignore[union-attr]
+def judge(m: Mutation, status: int, results: Dict[str, Any]) -> Outcome:
+    arch = results.get('arches', {}).get(m.arch, {})
     cases = arch.get('cases', []) if isinstance(arch, dict) else []
     failed = [c for c in cases if c['status'] == 'FAIL']
     caught_by = [c['name'] for c in failed]

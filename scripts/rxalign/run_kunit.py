@@ -23,6 +23,7 @@ REPO = Path(__file__).resolve().parents[2]
 SERIES_DIR = REPO / 'kernel-patches'
 TESTS_DIR = REPO / 'kunit-tests'
 KUNITCONFIG = REPO / 'kunitconfig'
+SLIM = REPO / 'scripts/kconfig/slim.config'
 RESULTS = Path('kunit-results')
 
 
@@ -60,6 +61,9 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument('--jobs', type=int, default=os.cpu_count() or 1, help='make -j (default: nproc)')
     p.add_argument('--timeout', type=int, default=300,
                    help='seconds one arch may take to boot and run (default: 300)')
+    p.add_argument('--no-slim', action='store_true',
+                   help='build the plain kunitconfig, without scripts/kconfig/slim.config '
+                        '(own build dirs; for comparisons)')
     p.add_argument('--list-arches', action='store_true', help='print the arch table and exit')
     return p.parse_args(argv)
 
@@ -111,8 +115,10 @@ def run(args: argparse.Namespace) -> int:
         partial.mkdir(parents=True)
         try:
             settings = RunSettings(tree=prepared.path, cache=cache, base_id=base.base_id,
-                                   kunitconfigs=[KUNITCONFIG], jobs=args.jobs,
-                                   timeout=args.timeout)
+                                   kunitconfigs=[KUNITCONFIG] + ([] if args.no_slim else [SLIM]),
+                                   jobs=args.jobs, timeout=args.timeout,
+                                   profile='full' if args.no_slim else '',
+                                   slim=not args.no_slim)
             parser = load_kunit_parser(prepared.path / 'tools/testing/kunit')
             expected = expected_suites(TESTS_DIR)
             verdicts: List[Verdict] = []

@@ -257,8 +257,9 @@ def prepare(cache: Cache, base: Base, layers: Sequence[Layer], log: Log) -> Prep
         wanted.append((layer.name, key))
 
     have: List[List[str]] = []
-    if state.get('base_key') == base_key and isinstance(state.get('layers'), list):
-        have = [list(x) for x in state['layers']]  # type: ignore[union-attr]
+    layers_done = state.get('layers')
+    if state.get('base_key') == base_key and isinstance(layers_done, list):
+        have = [[str(f) for f in x] for x in layers_done]
     keep = 0
     while keep < len(wanted) and keep < len(have) and have[keep][:2] == list(wanted[keep]):
         keep += 1

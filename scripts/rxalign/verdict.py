@@ -177,13 +177,12 @@ def judge_lines(v: Verdict, lines: List[str], expected: Dict[str, List[str]],
     crash = [ln.strip() for ln in lines if PANIC.search(ln)]
     if crash:
         panic = next((c for c in crash if 'Kernel panic' in c), '')
-        what = '; '.join(dict.fromkeys(c for c in (crash[0], panic) if c))
-        v.cause = f'{v.arch}: kernel crash in {_where(lines)}: {what} (see {ktap_file})'
-
+        lines_seen = '; '.join(dict.fromkeys(c for c in (crash[0], panic) if c))
+        v.cause = f'{v.arch}: kernel crash in {_where(lines)}: {lines_seen} (see {ktap_file})'
         return v
     crashed = [c.name for c in v.cases if c.status == 'CRASH']
     if v.missing or crashed or root.counts.errors:
-        what = []
+        what: List[str] = []
         if v.missing:
             what.append('missing ' + ', '.join(v.missing[:5]))
         if crashed:
