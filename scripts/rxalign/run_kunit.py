@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import os
 import shutil
 import signal
@@ -12,12 +13,12 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
-from . import arches, deps, report, tree
+from . import arches, deps, expected_failures, report, tree
 from .cache import Cache, Lock, default_root
 from .exitcodes import Exit, HarnessError
 from .expected import expected_suites
 from .kunit_runner import RunSettings, fmt_seconds, run_arch
-from .verdict import Verdict, judge, load_kunit_parser
+from .verdict import Verdict, gate, judge, load_kunit_parser
 
 REPO = Path(__file__).resolve().parents[2]
 SERIES_DIR = REPO / 'kernel-patches'
@@ -61,6 +62,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument('--jobs', type=int, default=os.cpu_count() or 1, help='make -j (default: nproc)')
     p.add_argument('--timeout', type=int, default=300,
                    help='seconds one arch may take to boot and run (default: 300)')
+    p.add_argument('--expected', type=Path, metavar='FILE',
+                   help='known failures, "ARCH: CASE-PREFIX  # why" per line: shown, not gating')
     p.add_argument('--no-slim', action='store_true',
                    help='build the plain kunitconfig, without scripts/kconfig/slim.config '
                         '(own build dirs; for comparisons)')
@@ -78,8 +81,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         selected = arches.select(args.arch)
     except KeyError as e:
-        known = ', '.join(a.name for a in arches.ARCHES)
-        raise HarnessError(Exit.USAGE, f'unknown arch {e.args[0]!r}; known arches: {known}, '
+        names = ', '.join(a.name for a in arches.ARCHES)
+        raise HarnessError(Exit.USAGE, f'unknown arch {e.args[0]!r}; known arches: {names}, '
                            'or "all"') from None
     if not selected:
         raise HarnessError(Exit.USAGE, '--arch names no arch')
@@ -88,6 +91,10 @@ def run(args: argparse.Namespace) -> int:
             raise HarnessError(Exit.USAGE, f'--patches {patch}: no such file')
     if args.jobs < 1 or args.timeout < 1:
         raise HarnessError(Exit.USAGE, '--jobs and --timeout take a positive number')
+    try:
+        known = expected_failures.load(args.expected) if args.expected else []
+    except (OSError, ValueError) as e:
+        raise HarnessError(Exit.USAGE, f'--expected: {e}') from None
 
     packages = [p for a in selected for p in a.packages]
     deps.ensure_packages([*deps.BASE_PACKAGES, *packages], say)
@@ -134,7 +141,12 @@ def run(args: argparse.Namespace) -> int:
                                     'arches': [a.name for a in selected],
                                     'finished': datetime.datetime.now(
                                         datetime.timezone.utc).isoformat(timespec='seconds')}
-            report.write(partial, verdicts, meta)
+            results = {'meta': meta, 'arches': {
+                v.arch: expected_failures.apply(v.arch, v.to_json(), known) for v in verdicts}}
+            for name, data in results['arches'].items():
+                report.atomic_write(partial / name / 'verdict.json',
+                                    json.dumps(data, indent=1) + '\n')
+            report.write_all(partial, results)
             if out.exists():
                 shutil.rmtree(out)
             os.replace(partial, out)
@@ -148,20 +160,13 @@ def run(args: argparse.Namespace) -> int:
             shutil.rmtree(partial, ignore_errors=True)
             raise
     say('')
-    say(report.terminal_table(verdicts))
+    say(report.terminal_table(results))
     say('')
-    say(f'results: {out}/summary.md')
-    worst = max((v.exit for v in verdicts), key=_severity)
-    for v in verdicts:
-        if v.status != 'passed':
-            error(v.cause)
-    return int(worst)
-
-
-def _severity(code: Exit) -> int:
-    """An arch whose results are missing outranks one that failed a test."""
-    order = [Exit.OK, Exit.TEST_FAILED, Exit.INFRA, Exit.ENVIRONMENT]
-    return order.index(code) if code in order else len(order)
+    say(f'results: {out}/report.md (also report.html, junit.xml, results.json, kcidb.json)')
+    for data in results['arches'].values():
+        if data['status'] != 'passed':
+            error(data['cause'])
+    return int(gate([d['status'] for d in results['arches'].values()]))
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -36,7 +36,8 @@ def test_pass_writes_results(monkeypatch: pytest.MonkeyPatch, fake_tree: Path,
                              cache_root: Path, tmp_path: Path) -> None:
     out = tmp_path / 'out'
     assert run(monkeypatch, fake_tree, out, 'pass.ktap') == Exit.OK
-    for f in ('summary.md', 'results.json', 'x86_64/ktap.log', 'x86_64/build.log',
+    for f in ('report.md', 'report.html', 'junit.xml', 'kcidb.json', 'results.json',
+              'x86_64/ktap.log', 'x86_64/build.log',
               'x86_64/verdict.json'):
         assert (out / f).exists(), f
     data = json.loads((out / 'results.json').read_text())

@@ -1,0 +1,118 @@
+"""scripts/bench: plain kunit.py against our harness, side by side, one machine.
+
+Scenarios, for the selected arches together:
+  cold         empty build dirs and an empty ccache
+  warm         empty build dirs, ccache filled by the cold run
+  incremental  one line of the test module changed: tree update, build, boot, verdict
+  no-op        nothing changed: the whole run again
+Plain kunit.py is the tree's own `kunit.py run` with our kunitconfig, no
+ccache, no slim layer (ppc32 uses our QEMU config: 6.12 has none).  It is a
+benchmark, not a test: CI does not run it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+from . import arches, tree
+from .cache import Cache
+from .expected import expected_suites
+from .kunit_runner import RunSettings, run_arch
+from .run_kunit import KUNITCONFIG, SLIM, TESTS_DIR, series_patches
+from .verdict import judge, load_kunit_parser
+
+SCENARIOS = ('cold', 'warm', 'incremental', 'no-op')
+
+
+def _plain(arch: arches.Arch, src: Path, build: Path, jobs: int) -> float:
+    cmd = [sys.executable, str(src / 'tools/testing/kunit/kunit.py'), 'run',
+           f'--build_dir={build}', f'--kunitconfig={KUNITCONFIG}', f'--jobs={jobs}']
+    cfg = arch.qemu_config_path()
+    cmd.append(f'--qemu_config={cfg}' if cfg else f'--arch={arch.kunit_arch}')
+    if arch.cross_compile:
+        cmd.append(f'--cross_compile={arch.cross_compile}')
+    env = {k: v for k, v in os.environ.items() if not k.startswith('CCACHE')}
+    start = time.monotonic()
+    subprocess.run(cmd, cwd=src, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   env=env, check=False)
+    return time.monotonic() - start
+
+
+def _ours(selected: List[arches.Arch], cache: Cache, base: tree.Base, tests: Path,
+          jobs: int, out: Path) -> tuple[float, List[str]]:
+    """Tree update + build + boot + verdict for every arch, as run-kunit does it."""
+    start = time.monotonic()
+    layers = [tree.Layer('series', patches=tuple(series_patches())),
+              tree.Layer('tests', tests_dir=tests)]
+    prepared = tree.prepare(cache, base, layers, lambda m: None)
+    settings = RunSettings(tree=prepared.path, cache=cache, base_id=base.base_id,
+                           kunitconfigs=[KUNITCONFIG, SLIM], jobs=jobs, timeout=300)
+    parser = load_kunit_parser(prepared.path / 'tools/testing/kunit')
+    verdicts = []
+    for a in selected:
+        run = run_arch(a, settings, out / a.name, lambda m: None)
+        v = judge(run, expected_suites(tests), parser, 300)
+        verdicts.append(f'{a.name}={v.status}/{v.count("PASS")}')
+    return time.monotonic() - start, verdicts
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    p = argparse.ArgumentParser(prog='bench', description=__doc__.split('\n')[0])
+    p.add_argument('--arch', default=','.join(a.name for a in arches.default_arches()))
+    p.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
+    p.add_argument('--out', type=Path, default=Path('bench.md'))
+    args = p.parse_args(argv)
+    selected = arches.select(args.arch)
+    work = Path(tempfile.mkdtemp(prefix='rx-align-bench-'))
+    cache = Cache(work / 'cache')
+    base = tree.debian_base()
+    tests = work / 'kunit-tests'
+    shutil.copytree(TESTS_DIR, tests)
+    ours: Dict[str, float] = {}
+    plain: Dict[str, float] = {}
+    notes: List[str] = []
+
+    # Tree preparation is the same for both and done once, before the clock.
+    src = tree.prepare(cache, base, [tree.Layer('series', patches=tuple(series_patches())),
+                                     tree.Layer('tests', tests_dir=tests)], print).path
+    print('plain kunit.py, cold', flush=True)
+    plain['cold'] = sum(_plain(a, src, work / 'plain' / a.name, args.jobs) for a in selected)
+    print('plain kunit.py, no-op', flush=True)
+    plain['no-op'] = sum(_plain(a, src, work / 'plain' / a.name, args.jobs) for a in selected)
+
+    for scenario in SCENARIOS:
+        if scenario == 'cold':
+            shutil.rmtree(cache.ccache, ignore_errors=True)
+        if scenario in ('cold', 'warm'):
+            shutil.rmtree(cache.builds, ignore_errors=True)
+        if scenario == 'incremental':
+            src_c = next(tests.glob('*.c'))
+            src_c.write_text(src_c.read_text().replace('rx_align_facts: ', 'rx_align_facts:  ', 1))
+        print(f'ours, {scenario}', flush=True)
+        ours[scenario], verdicts = _ours(selected, cache, base, tests, args.jobs,
+                                         work / 'results' / scenario)
+        notes.append(f'- {scenario}: ' + ', '.join(verdicts))
+
+    rows = [f'# scripts/bench: {", ".join(a.name for a in selected)}, {args.jobs} jobs', '',
+            '| scenario | plain kunit.py (s) | rx-align (s) | ratio |', '|---|---|---|---|']
+    for s in SCENARIOS:
+        pl = plain.get(s)
+        rows.append(f'| {s} | {f"{pl:.0f}" if pl else "-"} | {ours[s]:.0f} | '
+                    f'{f"{ours[s] / pl:.2f}" if pl else "-"} |')
+    text = '\n'.join(rows + ['', 'verdicts:', *notes]) + '\n'
+    args.out.write_text(text)
+    print(text)
+    shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
