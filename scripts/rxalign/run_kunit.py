@@ -25,6 +25,7 @@ SERIES_DIR = REPO / 'kernel-patches'
 TESTS_DIR = REPO / 'kunit-tests'
 KUNITCONFIG = REPO / 'kunitconfig'
 SLIM = REPO / 'scripts/kconfig/slim.config'
+DEBUG = REPO / 'scripts/kconfig/debug.config'
 RESULTS = Path('kunit-results')
 
 
@@ -64,6 +65,9 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                    help='seconds one arch may take to boot and run (default: 300)')
     p.add_argument('--expected', type=Path, metavar='FILE',
                    help='known failures, "ARCH: CASE-PREFIX  # why" per line: shown, not gating')
+    p.add_argument('--debug', action='store_true',
+                   help='add scripts/kconfig/debug.config (KASAN, lockdep, DEBUG_NET, '
+                        'DEBUG_OBJECTS, atomic-sleep checks; own build dirs)')
     p.add_argument('--no-slim', action='store_true',
                    help='build the plain kunitconfig, without scripts/kconfig/slim.config '
                         '(own build dirs; for comparisons)')
@@ -122,9 +126,11 @@ def run(args: argparse.Namespace) -> int:
         partial.mkdir(parents=True)
         try:
             settings = RunSettings(tree=prepared.path, cache=cache, base_id=base.base_id,
-                                   kunitconfigs=[KUNITCONFIG] + ([] if args.no_slim else [SLIM]),
+                                   kunitconfigs=[KUNITCONFIG] + ([] if args.no_slim else [SLIM])
+                                   + ([DEBUG] if args.debug else []),
                                    jobs=args.jobs, timeout=args.timeout,
-                                   profile='full' if args.no_slim else '',
+                                   profile='-'.join(p for p, on in (('full', args.no_slim),
+                                                                     ('debug', args.debug)) if on),
                                    slim=not args.no_slim)
             parser = load_kunit_parser(prepared.path / 'tools/testing/kunit')
             expected = expected_suites(TESTS_DIR)

@@ -38,7 +38,13 @@ def gate(statuses: List[str]) -> Exit:
 
 FACTS = re.compile(r'rx_align_facts: (.*)$')
 SKIP = re.compile(r'^\s*ok \d+ (?:- )?(.*?) # SKIP ?(.*)$')
-PANIC = re.compile(r'Kernel panic - not syncing|BUG: |Oops: |Unable to handle kernel ')
+# A crash ends the run (results missing); a splat is pinned on the case that ran.
+PANIC = re.compile(r'Kernel panic - not syncing|Oops: |Unable to handle kernel |'
+                   r'BUG: unable to handle|BUG: kernel NULL pointer')
+SPLAT = re.compile(r'WARNING: CPU: \d+ PID: .*|BUG: KASAN: .*|BUG: sleeping function .*|'
+                   r'WARNING: possible .*|WARNING: suspicious RCU .*|UBSAN: .*|'
+                   r'BUG: [\w ]+ \(.*|kmemleak: \d+ new suspected memory leaks.*')
+RESULT = re.compile(r'^( *)(?:not )?ok \d+ (?:- )?([^#]*)')
 BUILD_ERROR = re.compile(r'(error:.*|\*\*\* .*|Error \d+.*)')
 
 
@@ -121,6 +127,31 @@ def _first(pattern: re.Pattern[str], lines: Iterable[str]) -> Optional[str]:
     return None
 
 
+def _splats(lines: List[str]) -> Dict[str, str]:
+    """Kernel warnings by the case that was running: full case name -> first line."""
+    found: Dict[str, str] = {}
+    path: List[str] = []
+    pending = ''
+    for line in lines:
+        m = re.match(r'^( *)# Subtest: (.+)$', line)
+        if m:
+            path = path[:len(m.group(1)) // 4] + [m.group(2).strip()]
+            continue
+        splat = SPLAT.search(line)
+        if splat and not pending:
+            pending = splat.group(0).strip()
+            continue
+        m = RESULT.match(line)
+        if m:
+            depth, name = len(m.group(1)) // 4, m.group(2).strip()
+            if depth < len(path) and path[depth] == name:
+                path = path[:depth]
+            elif pending:
+                found.setdefault('.'.join(path[:depth] + [name]), pending)
+            pending = ''
+    return found
+
+
 def _where(lines: List[str]) -> str:
     """The test that was running when output stopped, and the last one that finished."""
     path: List[str] = []
@@ -131,7 +162,7 @@ def _where(lines: List[str]) -> str:
             depth = len(m.group(1)) // 4
             path = path[:depth] + [m.group(2).strip()]
             continue
-        m = re.match(r'^( *)(?:not )?ok \d+ (?:- )?([^#]*)', line)
+        m = RESULT.match(line)
         if m:
             depth = len(m.group(1)) // 4
             name = m.group(2).strip()
@@ -183,6 +214,11 @@ def judge_lines(v: Verdict, lines: List[str], expected: Dict[str, List[str]],
         return v
     for suite in root.subtests:
         _walk(suite, '', parser, skips, v.cases)
+    splats = _splats(lines)
+    for case in v.cases:
+        if case.name in splats and case.status in ('PASS', 'SKIP'):
+            case.status = 'FAIL'
+            case.message = f'kernel warning while it ran: {splats[case.name]}'
     seen = {c.name.split('.')[0] for c in v.cases} | {s.name for s in root.subtests}
     seen_cases = {'.'.join(c.name.split('.')[:2]) for c in v.cases}
     for suite, cases in expected.items():

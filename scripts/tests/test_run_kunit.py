@@ -16,9 +16,12 @@ from conftest import FIXTURES
 
 
 @pytest.fixture(autouse=True)
-def no_installs(monkeypatch: pytest.MonkeyPatch) -> None:
+def no_installs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No apt, and no kernel series: the fake tree has none of the files it patches."""
     monkeypatch.setattr(deps, 'ensure_packages', lambda pkgs, log: None)
     monkeypatch.setattr(deps, 'check_arch_tools', lambda arch: None)
+    (tmp_path / 'no-series').mkdir()
+    monkeypatch.setattr(run_kunit, 'SERIES_DIR', tmp_path / 'no-series')
 
 
 def run(monkeypatch: pytest.MonkeyPatch, tree: Path, out: Path, ktap: str, mode: str = 'pass',

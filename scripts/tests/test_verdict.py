@@ -98,3 +98,12 @@ def test_complete_results_but_qemu_never_exits(parser: ModuleType) -> None:
     assert v.exit == Exit.INFRA
     assert 'every suite ran' in v.cause and 'cannot reset' in v.cause
     assert v.count('PASS') > 300
+
+
+def test_a_kernel_warning_fails_the_case_that_ran(parser: ModuleType) -> None:
+    v = verdict_of(parser, 'warn_in_case.ktap')
+    assert v.exit == Exit.TEST_FAILED
+    failed = [c for c in v.cases if c.status == 'FAIL']
+    assert [c.name for c in failed] == ['net_rx_align_alloc.rx_napi_alloc.napi_alloc_skb len=60']
+    assert 'WARNING: CPU: 0 PID: 97 at net/core/skbuff.c:817' in failed[0].message
+    assert v.count('PASS') > 300   # the run went on
