@@ -16,6 +16,7 @@ import dataclasses
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -130,7 +131,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f'audit: error: {args.tree / COCCI} is missing: apply kernel-patches/ first '
               '(scripts/run-kunit prepares such a tree)', file=sys.stderr)
         return int(Exit.USAGE)
-    sites = spatch_sites(args.tree, candidate_files(args.tree), args.out.with_suffix('.log'))
+    log = Path(tempfile.gettempdir()) / 'rx-align-audit-spatch.log'
+    sites = spatch_sites(args.tree, candidate_files(args.tree), log)
     by_line: Dict[Tuple[str, int], Site] = {(s.file, s.line): s for s in sites}
     grep = grep_sites(args.tree)
     missed = [(f, n) for f, n, live in grep if live and (f, n) not in by_line]
@@ -138,7 +140,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(markdown(args.label, sites, missed, dead))
     print(f'audit: {len(sites)} sites ({", ".join(f"{c} {sum(s.cls == c for s in sites)}" for c in CLASSES)}); '
-          f'{len(missed)} grep sites missed, {len(dead)} in #if 0; written to {args.out}')
+          f'{len(missed)} grep sites missed, {len(dead)} in #if 0; written to {args.out} '
+          f'(spatch messages: {log})')
     return int(Exit.TEST_FAILED) if missed else 0
 
 
