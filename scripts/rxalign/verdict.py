@@ -104,19 +104,28 @@ def _failure_message(log: List[str]) -> str:
 
 
 def _walk(test: Any, prefix: str, parser: ModuleType, skips: Dict[str, str],
-          out: List[Case]) -> None:
+          out: List[Case], parent_log: Optional[List[str]] = None) -> None:
     if not test.name:
         return   # the parser's stand-in for a subtest that never came: see `missing`
     name = f'{prefix}.{test.name}' if prefix else test.name
     if test.subtests:
-        for sub in test.subtests:
-            _walk(sub, name, parser, skips, out)
+        for i, sub in enumerate(test.subtests):
+            # The first subtest's lines come before its result, where the
+            # parser files them under the parent: look there too.
+            _walk(sub, name, parser, skips, out, test.log if i == 0 else None)
         return
     s = parser.TestStatus
     status = {s.SUCCESS: 'PASS', s.FAILURE: 'FAIL', s.SKIPPED: 'SKIP'}.get(test.status, 'CRASH')
-    msg = skips.get(test.name, '') if status == 'SKIP' else \
-        _failure_message(test.log) if status == 'FAIL' else ''
-    out.append(Case(name=name, status=status, message=msg, log=list(test.log)))
+    log = list(test.log)
+    msg = ''
+    if status == 'SKIP':
+        msg = skips.get(test.name, '')
+    elif status == 'FAIL':
+        msg = _failure_message(log)
+        if not msg and parent_log:
+            msg = _failure_message(parent_log)
+            log = list(parent_log) + log
+    out.append(Case(name=name, status=status, message=msg, log=log))
 
 
 def _first(pattern: re.Pattern[str], lines: Iterable[str]) -> Optional[str]:

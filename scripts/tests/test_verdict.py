@@ -107,3 +107,10 @@ def test_a_kernel_warning_fails_the_case_that_ran(parser: ModuleType) -> None:
     assert [c.name for c in failed] == ['net_rx_align_alloc.rx_napi_alloc.napi_alloc_skb len=60']
     assert 'WARNING: CPU: 0 PID: 97 at net/core/skbuff.c:817' in failed[0].message
     assert v.count('PASS') > 300   # the run went on
+
+
+def test_first_parameter_failure_keeps_its_message(parser: ModuleType) -> None:
+    v = verdict_of(parser, 'fail_first_param.ktap')
+    failed = [c for c in v.cases if c.status == 'FAIL']
+    assert [c.name for c in failed] == ['net_rx_align_alloc.rx_napi_alloc.napi_alloc_skb len=0']
+    assert 'headroom 66' in failed[0].message

@@ -1,0 +1,45 @@
+"""The mutation check's own judgement: killed only by the intended cases."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+from rxalign import mutations
+from rxalign.exitcodes import Exit
+
+M = next(m for m in mutations.MUTATIONS if m.name == 'napi-reserve-hardcoded-2')
+
+
+def results(cases: List[Dict[str, str]]) -> Dict[str, Any]:
+    return {'arches': {'x86_64': {'status': 'failed', 'cause': 'x', 'cases': cases}}}
+
+
+def case(name: str, message: str) -> Dict[str, str]:
+    return {'name': name, 'status': 'FAIL', 'message': message}
+
+
+def test_killed_when_every_intended_case_fails_as_expected() -> None:
+    r = results([case('net_rx_align_alloc.rx_napi_alloc.napi_alloc_skb len=60',
+                      'headroom 66, expected pad 64'),
+                 case('net_rx_align_alloc.rx_napi_alloc.napi_alloc_skb len=64',
+                      'DMA start at page offset 66, not aligned to 64'),
+                 case('net_rx_align_iphdr.rx_ipv4_header.napi_alloc_skb',
+                      'IP header at page offset 80 is 0 past')])
+    assert mutations.judge(M, Exit.TEST_FAILED, r).killed
+
+
+def test_survives_when_the_wrong_assertion_fires() -> None:
+    r = results([case('net_rx_align_alloc.rx_napi_alloc.napi_alloc_skb len=60', 'tailroom')])
+    o = mutations.judge(M, Exit.TEST_FAILED, r)
+    assert not o.killed and 'headroom 66' in o.detail
+
+
+def test_a_crash_is_no_kill() -> None:
+    o = mutations.judge(M, Exit.INFRA, {'arches': {'x86_64': {'status': 'infra',
+                                                               'cause': 'panic', 'cases': []}}})
+    assert not o.killed and 'exited 3' in o.detail
+
+
+def test_every_mutation_has_its_patch() -> None:
+    for m in mutations.MUTATIONS:
+        assert (mutations.PATCHES / f'{m.name}.patch').is_file(), m.name
