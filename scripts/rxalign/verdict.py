@@ -91,16 +91,22 @@ def load_kunit_parser(kunit_tools: Path) -> ModuleType:
 
 
 def _failure_message(log: List[str]) -> str:
-    """The first failed expectation, with its values and its own message."""
-    for i, line in enumerate(log):
+    """Every failed expectation, each with its values and its own message."""
+    found: List[str] = []
+    keep: List[str] = []
+    for line in log:
         if 'FAILED at' in line:
+            if keep:
+                found.append(' | '.join(keep))
             keep = [line.split('# ', 1)[-1].strip()]
-            for more in log[i + 1:i + 8]:
-                if 'FAILED at' in more or re.match(r'^\s*# \w+: ', more):
-                    break
-                keep.append(more.strip())
-            return ' | '.join(k for k in keep if k)
-    return ''
+        elif keep and re.match(r'^\s*# \w+: ', line):
+            found.append(' | '.join(keep))
+            keep = []
+        elif keep and line.strip():
+            keep.append(line.strip())
+    if keep:
+        found.append(' | '.join(keep))
+    return ' || '.join(found)
 
 
 def _walk(test: Any, prefix: str, parser: ModuleType, skips: Dict[str, str],
