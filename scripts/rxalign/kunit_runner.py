@@ -54,7 +54,7 @@ def fmt_seconds(s: float) -> str:
     return f'{m}m{sec:02d}s' if m else f'{sec}s'
 
 
-def _env(cache: Cache) -> Dict[str, str]:
+def build_env(cache: Cache) -> Dict[str, str]:
     env = dict(os.environ)
     env.update(CCACHE_DIR=str(cache.ccache), CCACHE_BASEDIR=str(cache.root),
                CCACHE_NOHASHDIR='1', CCACHE_MAXSIZE=CCACHE_SIZE,
@@ -105,7 +105,7 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
     build_dir.mkdir(parents=True, exist_ok=True)
     kunit = [sys.executable, str(s.tree / 'tools/testing/kunit/kunit.py')]
     common = kunit_args(arch, s, build_dir)
-    env = _env(s.cache)
+    env = build_env(s.cache)
     build_log = out_dir / 'build.log'
     build_log.write_text('')
     result = ArchRun(arch=arch.name, build_log=build_log)

@@ -1,0 +1,128 @@
+"""scripts/compile-test: build every C file the series touches, per arch.
+
+For each file under drivers/ or net/ that a kernel-patches/ patch changes,
+the Kconfig symbol that builds it is read from its Makefile and set to m
+on top of the arch's defconfig, in a build dir of its own; then
+`make path/to/file.o`.  A symbol the arch cannot enable (say a PCI driver
+without PCI) is reported as skipped with the reason, never as a pass.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from . import arches, tree
+from .cache import Cache, Lock, default_root
+from .exitcodes import Exit, HarnessError
+from .kunit_runner import build_env, fmt_seconds
+from .run_kunit import TESTS_DIR, series_patches
+
+DEFCONFIG = {'x86_64': 'x86_64_defconfig', 'powerpc': 'ppc64_defconfig',
+             'powerpc32': 'pmac32_defconfig'}
+
+
+def touched_c_files(patches: List[Path]) -> List[str]:
+    files: List[str] = []
+    for p in patches:
+        for m in re.finditer(r'^\+\+\+ b/((?:drivers|net)/\S+\.c)$', p.read_text(), re.M):
+            if m.group(1) not in files:
+                files.append(m.group(1))
+    return files
+
+
+def kconfig_symbol(src: Path, path: str) -> Optional[str]:
+    """obj-$(CONFIG_FOO) += file.o in the file's Makefile."""
+    d, name = os.path.split(path)
+    obj = name[:-2] + '.o'
+    text = (src / d / 'Makefile').read_text()
+    m = re.search(r'obj-\$\(CONFIG_(\w+)\)\s*\+?=.*\b' + re.escape(obj), text)
+    return m.group(1) if m else None
+
+
+def _make(arch: arches.Arch, src: Path, build: Path, args: List[str], log: Path,
+          jobs: int) -> int:
+    cmd = ['make', f'O={build}', f'ARCH={arch.kunit_arch}', f'-j{jobs}']
+    if arch.cross_compile:
+        cmd.append(f'CROSS_COMPILE={arch.cross_compile}')
+    cmd += [f'CC=ccache {arch.cross_compile}gcc', 'HOSTCC=ccache gcc', *args]
+    with open(log, 'a', encoding='utf-8') as out:
+        out.write('$ ' + ' '.join(cmd) + '\n')
+        out.flush()
+        return subprocess.run(cmd, cwd=src, stdout=out, stderr=subprocess.STDOUT,
+                              env=build_env(Cache(default_root())), check=False).returncode
+
+
+def compile_arch(arch: arches.Arch, src: Path, build: Path, files: List[str], log: Path,
+                 jobs: int) -> List[Tuple[str, str, str]]:
+    build.mkdir(parents=True, exist_ok=True)
+    symbols: Dict[str, Optional[str]] = {f: kconfig_symbol(src, f) for f in files}
+    if _make(arch, src, build, [DEFCONFIG[arch.name]], log, jobs) != 0:
+        return [(f, 'FAIL', f'{DEFCONFIG[arch.name]} failed (see {log})') for f in files]
+    enable = [a for s in symbols.values() if s for a in ('--module', s)]
+    subprocess.run([str(src / 'scripts/config'), '--file', str(build / '.config'), *enable],
+                   check=True)
+    _make(arch, src, build, ['olddefconfig'], log, jobs)
+    config = (build / '.config').read_text()
+    results = []
+    for f, sym in symbols.items():
+        if not sym:
+            results.append((f, 'SKIP', 'no obj-$(CONFIG_...) line for it in its Makefile'))
+        elif not re.search(rf'^CONFIG_{sym}=[ym]$', config, re.M):
+            results.append((f, 'SKIP', f'CONFIG_{sym} cannot be enabled on {arch.name} '
+                                       '(dependencies)'))
+        elif _make(arch, src, build, [f[:-2] + '.o'], log, jobs) != 0:
+            results.append((f, 'FAIL', f'does not build (see {log})'))
+        else:
+            results.append((f, 'PASS', f'CONFIG_{sym}=m'))
+    return results
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    p = argparse.ArgumentParser(prog='compile-test', description=__doc__.split('\n')[0])
+    p.add_argument('--arch', default='x86_64,powerpc')
+    p.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
+    p.add_argument('--log-dir', type=Path, default=Path('kunit-results/compile-test'))
+    args = p.parse_args(argv)
+    try:
+        selected = arches.select(args.arch)
+    except KeyError as e:
+        print(f'compile-test: error: unknown arch {e.args[0]!r}', file=sys.stderr)
+        return int(Exit.USAGE)
+    patches = series_patches()
+    files = touched_c_files(patches)
+    if not files:
+        print('compile-test: the series touches no C file under drivers/ or net/')
+        return 0
+    cache = Cache(default_root())
+    base = tree.debian_base()
+    args.log_dir.mkdir(parents=True, exist_ok=True)
+    failed = 0
+    try:
+        with Lock(cache):
+            src = tree.prepare(cache, base, [tree.Layer('series', patches=tuple(patches)),
+                                             tree.Layer('tests', tests_dir=TESTS_DIR)],
+                               print).path
+            for a in selected:
+                start = time.monotonic()
+                log = (args.log_dir / f'{a.name}.log').resolve()
+                log.write_text('')
+                for f, status, why in compile_arch(a, src, cache.build_dir(
+                        base.base_id, a.name, 'compile'), files, log, args.jobs):
+                    print(f'[{a.name}] {status} {f}: {why}', flush=True)
+                    failed += status == 'FAIL'
+                print(f'[{a.name}] done in {fmt_seconds(time.monotonic() - start)}', flush=True)
+    except HarnessError as e:
+        print(f'compile-test: error: {e.message}', file=sys.stderr)
+        return int(e.status)
+    return int(Exit.TEST_FAILED) if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
