@@ -30,6 +30,7 @@ class Mutation:
     arch: str                           # where it bites
     assertion: str                      # the assertion class it proves
     catches: Tuple[Tuple[str, str], ...]  # (case-name prefix, what its message says)
+    debug: bool = False                 # needs run-kunit --debug to be seen
 
 
 MUTATIONS: Tuple[Mutation, ...] = (
@@ -54,6 +55,9 @@ MUTATIONS: Tuple[Mutation, ...] = (
     Mutation('net-skb-pad-48', 'powerpc32', 'NET_SKB_PAD policy and invariants',
              (('net_rx_align_policy.rx_policy_table', 'NET_SKB_PAD 48'),
               ('net_rx_align_policy.rx_net_skb_pad_sane', 'not a power of 2'))),
+    Mutation('napi-alloc-sleeps', 'x86_64', 'the debug profile: sleeping in BH',
+             (('net_rx_align_alloc.rx_napi_alloc.napi_alloc_skb',
+               'BUG: sleeping function called from invalid context'),), debug=True),
 )
 
 
@@ -66,8 +70,11 @@ class Outcome:
     detail: str
 
 
-def _run_kunit(arches: str, out: Path, patch: Optional[Path]) -> Tuple[int, Dict[str, Any]]:
+def _run_kunit(arches: str, out: Path, patch: Optional[Path],
+               debug: bool = False) -> Tuple[int, Dict[str, Any]]:
     cmd = [str(HERE / 'run-kunit'), '--arch', arches, '--out', str(out)]
+    if debug:
+        cmd.append('--debug')
     if patch:
         cmd += ['--patches', str(patch)]
     proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
@@ -117,20 +124,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f'mutation-test: error: no mutation named {args.only}', file=sys.stderr)
         return int(Exit.USAGE)
     out = args.out or Path(tempfile.mkdtemp(prefix='rx-align-mutations-'))
-    arches = ','.join(dict.fromkeys(m.arch for m in chosen))
-
-    print(f'baseline: the unmutated tree on {arches}', flush=True)
-    status, _ = _run_kunit(arches, out / 'baseline', None)
-    if status != Exit.OK:
-        print(f'mutation-test: error: the unmutated tree does not pass on {arches} '
-              f'(run-kunit exit {status}, see {out / "baseline"}); fix that first',
-              file=sys.stderr)
-        return int(Exit.INFRA)
+    for debug in sorted({m.debug for m in chosen}):
+        arches = ','.join(dict.fromkeys(m.arch for m in chosen if m.debug == debug))
+        what = f'{arches}{" --debug" if debug else ""}'
+        print(f'baseline: the unmutated tree on {what}', flush=True)
+        status, _ = _run_kunit(arches, out / f'baseline{"-debug" if debug else ""}', None, debug)
+        if status != Exit.OK:
+            print(f'mutation-test: error: the unmutated tree does not pass on {what} '
+                  f'(run-kunit exit {status}, see {out}); fix that first', file=sys.stderr)
+            return int(Exit.INFRA)
 
     outcomes = []
     for i, m in enumerate(chosen, 1):
         print(f'[{i}/{len(chosen)}] {m.name} on {m.arch}...', flush=True)
-        status, results = _run_kunit(m.arch, out / m.name, PATCHES / f'{m.name}.patch')
+        status, results = _run_kunit(m.arch, out / m.name, PATCHES / f'{m.name}.patch',
+                                     m.debug)
         o = judge(m, status, results)
         print(f'[{i}/{len(chosen)}] {m.name}: {"killed" if o.killed else "SURVIVED"} '
               f'({o.detail})', flush=True)

@@ -42,7 +42,8 @@ SKIP = re.compile(r'^\s*ok \d+ (?:- )?(.*?) # SKIP ?(.*)$')
 PANIC = re.compile(r'Kernel panic - not syncing|Oops: |Unable to handle kernel |'
                    r'BUG: unable to handle|BUG: kernel NULL pointer')
 SPLAT = re.compile(r'WARNING: CPU: \d+ PID: .*|BUG: KASAN: .*|BUG: sleeping function .*|'
-                   r'WARNING: possible .*|WARNING: suspicious RCU .*|UBSAN: .*|'
+                   r'BUG: scheduling while atomic.*|WARNING: possible .*|WARNING: suspicious RCU .*|'
+                   r'UBSAN: .*|'
                    r'BUG: [\w ]+ \(.*|kmemleak: \d+ new suspected memory leaks.*')
 RESULT = re.compile(r'^( *)(?:not )?ok \d+ (?:- )?([^#]*)')
 BUILD_ERROR = re.compile(r'(error:.*|\*\*\* .*|Error \d+.*)')
@@ -231,9 +232,10 @@ def judge_lines(v: Verdict, lines: List[str], expected: Dict[str, List[str]],
         _walk(suite, '', parser, skips, v.cases)
     splats = _splats(lines)
     for case in v.cases:
-        if case.name in splats and case.status in ('PASS', 'SKIP'):
+        if case.name in splats and case.status in ('PASS', 'SKIP', 'FAIL'):
+            warning = f'kernel warning while it ran: {splats[case.name]}'
+            case.message = f'{case.message} || {warning}' if case.status == 'FAIL' else warning
             case.status = 'FAIL'
-            case.message = f'kernel warning while it ran: {splats[case.name]}'
     seen = {c.name.split('.')[0] for c in v.cases} | {s.name for s in root.subtests}
     seen_cases = {'.'.join(c.name.split('.')[:2]) for c in v.cases}
     for suite, cases in expected.items():
