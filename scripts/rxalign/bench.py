@@ -33,6 +33,8 @@ SCENARIOS = ('cold', 'warm', 'incremental', 'no-op')
 
 
 def _plain(arch: arches.Arch, src: Path, build: Path, jobs: int) -> float:
+    """One `kunit.py run`; a run that does not end in passing tests is an error."""
+    build.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, str(src / 'tools/testing/kunit/kunit.py'), 'run',
            f'--build_dir={build}', f'--kunitconfig={KUNITCONFIG}', f'--jobs={jobs}']
     cfg = arch.qemu_config_path()
@@ -41,8 +43,10 @@ def _plain(arch: arches.Arch, src: Path, build: Path, jobs: int) -> float:
         cmd.append(f'--cross_compile={arch.cross_compile}')
     env = {k: v for k, v in os.environ.items() if not k.startswith('CCACHE')}
     start = time.monotonic()
-    subprocess.run(cmd, cwd=src, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   env=env, check=False)
+    proc = subprocess.run(cmd, cwd=src, capture_output=True, text=True, env=env, check=False)
+    if proc.returncode != 0:
+        raise SystemExit(f'bench: error: plain kunit.py failed for {arch.name}:\n'
+                         + (proc.stdout + proc.stderr)[-2000:])
     return time.monotonic() - start
 
 
