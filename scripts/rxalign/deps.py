@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from typing import Callable, Iterable, List, Sequence
 
 from .arches import Arch
@@ -65,3 +66,17 @@ def check_arch_tools(arch: Arch) -> None:
         if not os.path.exists(fw):
             raise HarnessError(Exit.ENVIRONMENT, f'{arch.name}: QEMU firmware {fw} is '
                                f'missing; apt-get install {pkgs}')
+
+
+def main(argv: Sequence[str]) -> int:
+    """`python3 -m rxalign.deps PKG...`: what the shell entry points call."""
+    try:
+        ensure_packages(argv, print)
+    except HarnessError as e:
+        print(f'error: {e.message}', file=sys.stderr)
+        return int(e.status)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

@@ -20,7 +20,7 @@ import re
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Dict, Iterable, List, Optional
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from .exitcodes import Exit
 from .kunit_runner import ArchRun
@@ -143,27 +143,37 @@ def _first(pattern: re.Pattern[str], lines: Iterable[str]) -> Optional[str]:
     return None
 
 
-def _splats(lines: List[str]) -> Dict[str, str]:
-    """Kernel warnings by the case that was running: full case name -> first line."""
-    found: Dict[str, str] = {}
+def _ktap_walk(lines: List[str]) -> Iterator[Tuple[str, List[str], Optional[str]]]:
+    """(line, path of open subtests, name of the case a result line closes, if any)."""
     path: List[str] = []
-    pending = ''
     for line in lines:
         m = re.match(r'^( *)# Subtest: (.+)$', line)
         if m:
             path = path[:len(m.group(1)) // 4] + [m.group(2).strip()]
+            yield line, path, None
             continue
+        m = RESULT.match(line)
+        if not m:
+            yield line, path, None
+            continue
+        depth, name = len(m.group(1)) // 4, m.group(2).strip()
+        if depth < len(path) and path[depth] == name:
+            path = path[:depth]   # the end of a suite or a parameterised case
+            yield line, path, None
+        else:
+            yield line, path, '.'.join(path[:depth] + [name])
+
+
+def _splats(lines: List[str]) -> Dict[str, str]:
+    """Kernel warnings by the case that was running: full case name -> first line."""
+    found: Dict[str, str] = {}
+    pending = ''
+    for line, _, closed in _ktap_walk(lines):
         splat = SPLAT.search(line)
         if splat and not pending:
             pending = splat.group(0).strip()
-            continue
-        m = RESULT.match(line)
-        if m:
-            depth, name = len(m.group(1)) // 4, m.group(2).strip()
-            if depth < len(path) and path[depth] == name:
-                path = path[:depth]
-            elif pending:
-                found.setdefault('.'.join(path[:depth] + [name]), pending)
+        elif closed and pending:
+            found.setdefault(closed, pending)
             pending = ''
     return found
 
@@ -172,19 +182,9 @@ def _where(lines: List[str]) -> str:
     """The test that was running when output stopped, and the last one that finished."""
     path: List[str] = []
     last = ''
-    for line in lines:
-        m = re.match(r'^( *)# Subtest: (.+)$', line)
-        if m:
-            depth = len(m.group(1)) // 4
-            path = path[:depth] + [m.group(2).strip()]
-            continue
-        m = RESULT.match(line)
-        if m:
-            depth = len(m.group(1)) // 4
-            name = m.group(2).strip()
-            if depth < len(path) and path[depth] == name:
-                path = path[:depth]
-            last = name
+    for _, path, closed in _ktap_walk(lines):
+        if closed:
+            last = closed.rsplit('.', 1)[-1]
     where = '.'.join(path) if path else 'no suite (before or after KUnit)'
     return where + (f' after "{last}"' if last else '')
 
