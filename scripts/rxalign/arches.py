@@ -15,25 +15,34 @@ class Arch:
     kunit_arch: str             # kunit.py --arch (ignored when qemu_config is set)
     cross_compile: str          # CROSS_COMPILE prefix, '' for the host compiler
     packages: Tuple[str, ...]   # Debian packages: compiler, QEMU, firmware
-    qemu_binary: str            # what must be on PATH to boot it
+    qemu_binary: str            # what must be on PATH to boot it ('' for UML)
     firmware: Tuple[str, ...] = ()      # files QEMU loads at boot
     qemu_config: Optional[str] = None   # our own QemuArchParams file
+    kmemleak_qemu_config: Optional[str] = None  # --debug: boots /init for the kmemleak scan
     kconfig: Tuple[str, ...] = ()       # extra kconfig lines for this arch
     slim: Tuple[str, ...] = ()          # cuts on top of scripts/kconfig/slim.config
     default: bool = False               # part of a plain `run-kunit`
     policy: str = ''                    # one line for the README and reports
 
-    def qemu_config_path(self) -> Optional[Path]:
-        return QEMU_CONFIGS / self.qemu_config if self.qemu_config else None
+    def qemu_config_path(self, kmemleak: bool = False) -> Optional[Path]:
+        name = self.kmemleak_qemu_config if kmemleak else self.qemu_config
+        return QEMU_CONFIGS / name if name else None
 
 
 _PPC = ('gcc-powerpc64-linux-gnu', 'binutils-powerpc64-linux-gnu', 'qemu-system-ppc')
+_X86_SLIM = ('# CONFIG_ACPI is not set', '# CONFIG_CPU_MITIGATIONS is not set')
+_DATA = 'qemu-system-data'   # the firmware blobs under /usr/share/qemu
+
+
+def _cross(gcc: str, qemu: str) -> Tuple[str, ...]:
+    return (gcc, qemu, _DATA)
+
 
 ARCHES: Tuple[Arch, ...] = (
     Arch(name='x86_64', kunit_arch='x86_64', cross_compile='',
          packages=('gcc', 'qemu-system-x86'), qemu_binary='qemu-system-x86_64',
-         firmware=('/usr/share/qemu/qboot.rom',), default=True,
-         slim=('# CONFIG_ACPI is not set', '# CONFIG_CPU_MITIGATIONS is not set'),
+         firmware=('/usr/share/qemu/qboot.rom',), default=True, slim=_X86_SLIM,
+         kmemleak_qemu_config='x86_64-kmemleak.py',
          policy='NET_IP_ALIGN 0 (arch override), 4K pages'),
     Arch(name='powerpc', kunit_arch='powerpc', cross_compile='powerpc64-linux-gnu-',
          packages=_PPC, qemu_binary='qemu-system-ppc64',
@@ -44,6 +53,51 @@ ARCHES: Tuple[Arch, ...] = (
          firmware=('/usr/share/qemu/openbios-ppc',),
          qemu_config='powerpc32.py', default=True,
          policy='ppc32 g3beige: NET_IP_ALIGN 2 (generic), 4K pages'),
+    # The rest of kunit.py 6.12's QEMU configs, plus ppc64le and UML.
+    Arch(name='i386', kunit_arch='i386', cross_compile='',
+         packages=('gcc', 'qemu-system-x86', 'seabios'), qemu_binary='qemu-system-i386',
+         firmware=('/usr/share/seabios/bios-256k.bin',), slim=_X86_SLIM,
+         policy='x86 32-bit: NET_IP_ALIGN 0 (arch override)'),
+    Arch(name='arm64', kunit_arch='arm64', cross_compile='aarch64-linux-gnu-',
+         packages=_cross('gcc-aarch64-linux-gnu', 'qemu-system-arm'),
+         qemu_binary='qemu-system-aarch64',
+         policy='NET_IP_ALIGN 0 (arch override), 4K pages'),
+    Arch(name='arm', kunit_arch='arm', cross_compile='arm-linux-gnueabihf-',
+         packages=_cross('gcc-arm-linux-gnueabihf', 'qemu-system-arm'),
+         qemu_binary='qemu-system-arm',
+         policy='ARMv7 virt: NET_IP_ALIGN 2 (generic)'),
+    Arch(name='riscv', kunit_arch='riscv', cross_compile='riscv64-linux-gnu-',
+         packages=_cross('gcc-riscv64-linux-gnu', 'qemu-system-misc'),
+         qemu_binary='qemu-system-riscv64',
+         firmware=('/usr/share/qemu/opensbi-riscv64-generic-fw_dynamic.bin',),
+         policy='rv64 virt: NET_IP_ALIGN 2 (generic)'),
+    Arch(name='s390', kunit_arch='s390', cross_compile='s390x-linux-gnu-',
+         packages=_cross('gcc-s390x-linux-gnu', 'qemu-system-misc'),
+         qemu_binary='qemu-system-s390x', firmware=('/usr/share/qemu/s390-ccw.img',),
+         policy='NET_IP_ALIGN 2, NET_SKB_PAD 32 (arch override: 256-byte cache lines)'),
+    Arch(name='m68k', kunit_arch='m68k', cross_compile='m68k-linux-gnu-',
+         packages=_cross('gcc-m68k-linux-gnu', 'qemu-system-misc'),
+         qemu_binary='qemu-system-m68k',
+         policy='m68k virt: NET_IP_ALIGN 2 (generic), big-endian'),
+    Arch(name='sparc', kunit_arch='sparc', cross_compile='sparc64-linux-gnu-',
+         packages=_cross('gcc-sparc64-linux-gnu', 'qemu-system-sparc'),
+         qemu_binary='qemu-system-sparc', firmware=('/usr/share/qemu/openbios-sparc32',),
+         policy='SPARC32: NET_IP_ALIGN 2 (generic), big-endian'),
+    Arch(name='alpha', kunit_arch='alpha', cross_compile='alpha-linux-gnu-',
+         packages=_cross('gcc-alpha-linux-gnu', 'qemu-system-misc'),
+         qemu_binary='qemu-system-alpha', firmware=('/usr/share/qemu/palcode-clipper',),
+         policy='NET_IP_ALIGN 2 (generic), 8K pages'),
+    Arch(name='sh', kunit_arch='sh', cross_compile='sh4-linux-gnu-',
+         packages=_cross('gcc-sh4-linux-gnu', 'qemu-system-misc'),
+         qemu_binary='qemu-system-sh4',
+         policy='SH-4 r2d: NET_IP_ALIGN 2 (generic)'),
+    Arch(name='um', kunit_arch='um', cross_compile='', packages=('gcc',), qemu_binary='',
+         policy='UML x86_64: NET_IP_ALIGN 2 (generic: UML does not take x86\'s override)'),
+    Arch(name='powerpcle', kunit_arch='powerpc', cross_compile='powerpc64le-linux-gnu-',
+         packages=_cross('gcc-powerpc64le-linux-gnu', 'qemu-system-ppc'),
+         qemu_binary='qemu-system-ppc64', firmware=('/usr/share/qemu/slof.bin',),
+         qemu_config='powerpcle.py',
+         policy='ppc64le pseries: NET_IP_ALIGN 0 (arch override), 64K pages'),
 )
 
 BY_NAME: Dict[str, Arch] = {a.name: a for a in ARCHES}

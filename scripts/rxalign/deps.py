@@ -6,7 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
-from typing import Callable, Iterable, List, Sequence
+from typing import Callable, Iterable, List, Optional, Sequence
 
 from .arches import Arch
 from .exitcodes import Exit, HarnessError
@@ -14,6 +14,8 @@ from .exitcodes import Exit, HarnessError
 # What every run needs, whatever the arch: the kernel source and its build deps.
 BASE_PACKAGES = ('linux-source-6.12', 'make', 'gcc', 'flex', 'bison', 'bc', 'libelf-dev',
                  'libssl-dev', 'ccache', 'git', 'xz-utils', 'perl', 'python3')
+# --debug: a static busybox is the kmemleak /init (scripts/initramfs/kmemleak-init).
+DEBUG_PACKAGES = ('busybox-static',)
 NO_INSTALL_ENV = 'RXALIGN_NO_INSTALL'
 
 
@@ -59,13 +61,29 @@ def check_arch_tools(arch: Arch) -> None:
     if not shutil.which(gcc):
         raise HarnessError(Exit.ENVIRONMENT, f'{arch.name}: compiler {gcc} not found; '
                            f'apt-get install {pkgs}')
-    if not shutil.which(arch.qemu_binary):
+    if arch.qemu_binary and not shutil.which(arch.qemu_binary):
         raise HarnessError(Exit.ENVIRONMENT, f'{arch.name}: {arch.qemu_binary} not found; '
                            f'apt-get install {pkgs}')
     for fw in arch.firmware:
         if not os.path.exists(fw):
             raise HarnessError(Exit.ENVIRONMENT, f'{arch.name}: QEMU firmware {fw} is '
                                f'missing; apt-get install {pkgs}')
+
+
+def arch_problem(arch: Arch, log: Callable[[str], None]) -> Optional[HarnessError]:
+    """Install and check what one arch needs; the problem, if any, instead of raising.
+
+    One arch that cannot run here must not cost the others their results: it
+    gets an `environment` verdict naming the fix, and the run exits 4.
+    """
+    try:
+        ensure_packages(arch.packages, log)
+        check_arch_tools(arch)
+    except HarnessError as e:
+        if e.status != Exit.ENVIRONMENT:
+            raise
+        return e
+    return None
 
 
 def main(argv: Sequence[str]) -> int:

@@ -16,9 +16,9 @@ from typing import Any, Dict, List, Optional, Sequence
 from . import arches, deps, expected_failures, report, tree
 from .cache import Cache, Lock, default_root
 from .exitcodes import Exit, HarnessError
-from .expected import expected_suites
+from .expected import expected_suites, module_functions
 from .kunit_runner import RunSettings, fmt_seconds, run_arch
-from .verdict import Verdict, gate, judge, load_kunit_parser
+from .verdict import ENVIRONMENT, Verdict, gate, judge, load_kunit_parser
 
 REPO = Path(__file__).resolve().parents[2]
 SERIES_DIR = REPO / 'kernel-patches'
@@ -100,10 +100,10 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as e:
         raise HarnessError(Exit.USAGE, f'--expected: {e}') from None
 
-    packages = [p for a in selected for p in a.packages]
-    deps.ensure_packages([*deps.BASE_PACKAGES, *packages], say)
-    for a in selected:
-        deps.check_arch_tools(a)
+    deps.ensure_packages(deps.BASE_PACKAGES + (deps.DEBUG_PACKAGES if args.debug else ()), say)
+    problems = {a.name: p for a in selected if (p := deps.arch_problem(a, say))}
+    if len(problems) == len(selected):
+        raise next(iter(problems.values()))
 
     cache = Cache(default_root())
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime('%Y%m%d-%H%M%S')
@@ -131,14 +131,19 @@ def run(args: argparse.Namespace) -> int:
                                    jobs=args.jobs, timeout=args.timeout,
                                    profile='-'.join(p for p, on in (('full', args.no_slim),
                                                                      ('debug', args.debug)) if on),
-                                   slim=not args.no_slim)
+                                   slim=not args.no_slim, kmemleak=args.debug)
             parser = load_kunit_parser(prepared.path / 'tools/testing/kunit')
             expected = expected_suites(TESTS_DIR)
+            ours = module_functions(TESTS_DIR)
             verdicts: List[Verdict] = []
             for i, a in enumerate(selected, 1):
                 show = _progress(i, len(selected), a.name, time.monotonic())
-                result = run_arch(a, settings, partial / a.name, show)
-                v = judge(result, expected, parser, args.timeout)
+                if a.name in problems:
+                    (partial / a.name).mkdir()
+                    v = Verdict(arch=a.name, status=ENVIRONMENT, cause=problems[a.name].message)
+                else:
+                    result = run_arch(a, settings, partial / a.name, show)
+                    v = judge(result, expected, parser, args.timeout, ours)
                 show(f'{v.status}: {v.cause}')
                 verdicts.append(v)
 

@@ -10,7 +10,7 @@ import pytest
 
 from rxalign import deps, run_kunit
 from rxalign.cache import Cache, Lock
-from rxalign.exitcodes import Exit
+from rxalign.exitcodes import Exit, HarnessError
 
 from conftest import FIXTURES
 
@@ -78,6 +78,36 @@ def test_one_crashed_arch_keeps_the_others(monkeypatch: pytest.MonkeyPatch, fake
     arches = json.loads((out / 'results.json').read_text())['arches']
     assert arches['x86_64']['status'] == 'passed'
     assert arches['powerpc32']['status'] == 'infra'
+
+
+def test_an_arch_that_cannot_run_here_keeps_the_others(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path) -> None:
+    def no_firmware(arch: object) -> None:
+        if getattr(arch, 'name') == 'riscv':
+            raise HarnessError(Exit.ENVIRONMENT, 'riscv: QEMU firmware /usr/share/qemu/'
+                               'opensbi-riscv64-generic-fw_dynamic.bin is missing; apt-get '
+                               'install qemu-system-data')
+    monkeypatch.setattr(deps, 'check_arch_tools', no_firmware)
+    out = tmp_path / 'out'
+    status = run(monkeypatch, fake_tree, out, 'pass.ktap', args=('--arch', 'x86_64,riscv'))
+    assert status == Exit.ENVIRONMENT
+    arches = json.loads((out / 'results.json').read_text())['arches']
+    assert arches['x86_64']['status'] == 'passed'
+    assert arches['riscv']['status'] == 'environment' and not arches['riscv']['cases']
+    assert 'riscv: QEMU firmware' in capsys.readouterr().err
+    assert '| riscv | environment |' in (out / 'report.md').read_text()
+
+
+def test_no_arch_can_run_here_stops_before_the_tree(
+        monkeypatch: pytest.MonkeyPatch, fake_tree: Path, cache_root: Path,
+        tmp_path: Path) -> None:
+    def nothing(arch: object) -> None:
+        raise HarnessError(Exit.ENVIRONMENT, 'no compiler')
+    monkeypatch.setattr(deps, 'check_arch_tools', nothing)
+    out = tmp_path / 'out'
+    assert run(monkeypatch, fake_tree, out, 'pass.ktap') == Exit.ENVIRONMENT
+    assert not out.exists() and not leftovers(out)
 
 
 def test_patch_that_does_not_apply(monkeypatch: pytest.MonkeyPatch,
