@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, FrozenSet, List, Set
 
 _SUITE = re.compile(r'static struct kunit_suite\s+\w+\s*=\s*\{(.*?)\n\};', re.S)
 _CASES = re.compile(r'static struct kunit_case\s+(\w+)\s*\[\]\s*=\s*\{(.*?)\n\};', re.S)
@@ -33,3 +33,18 @@ def expected_suites(tests_dir: Path) -> Dict[str, List[str]]:
     for src in sorted(tests_dir.glob('*.c')):
         suites.update(parse_source(src.read_text()))
     return suites
+
+
+# A definition starts at column 0 with its return type; calls are indented.
+_FUNC = re.compile(r'^(?:static\s+)?(?:const\s+)?(?:struct\s+)?\w+[\s*]+(\w+)\(', re.M)
+_WRAPPER = re.compile(r'^KUNIT_DEFINE_ACTION_WRAPPER\((\w+),', re.M)
+
+
+def module_functions(tests_dir: Path) -> FrozenSet[str]:
+    """Our module's function names: a kmemleak backtrace through one is our leak."""
+    names: Set[str] = set()
+    for src in sorted(tests_dir.glob('*.c')):
+        text = src.read_text()
+        names.update(_FUNC.findall(text))
+        names.update(_WRAPPER.findall(text))
+    return frozenset(names)

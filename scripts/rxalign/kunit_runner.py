@@ -23,6 +23,8 @@ from .cache import Cache
 Progress = Callable[[str], None]
 
 CCACHE_SIZE = '5G'
+KMEMLEAK_INIT = Path(__file__).resolve().parents[1] / 'initramfs/kmemleak-init'
+BUSYBOX = Path('/bin/busybox')      # Debian's busybox-static: no libc in the guest
 
 
 @dataclasses.dataclass
@@ -34,6 +36,7 @@ class ArchRun:
     seconds: Dict[str, float] = dataclasses.field(default_factory=dict)  # phase -> s
     ktap_log: Optional[Path] = None
     build_log: Optional[Path] = None
+    kmemleak: bool = False               # /init scans for leaks after the suites
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,6 +50,7 @@ class RunSettings:
     profile: str = ''                       # build-dir suffix for other configs
     kconfig_add: List[str] = dataclasses.field(default_factory=list)
     slim: bool = True                       # add the arch's own slim cuts
+    kmemleak: bool = False                  # --debug: scan for leaks where the arch can
 
 
 def fmt_seconds(s: float) -> str:
@@ -65,11 +69,11 @@ def build_env(cache: Cache) -> Dict[str, str]:
     return env
 
 
-def kunit_args(arch: Arch, s: RunSettings, build_dir: Path) -> List[str]:
+def kunit_args(arch: Arch, s: RunSettings, build_dir: Path, kmemleak: bool = False) -> List[str]:
     """Arguments every kunit.py subcommand gets, so config and build agree."""
     args = [f'--build_dir={build_dir}']
     args += [f'--kunitconfig={k}' for k in s.kunitconfigs]
-    cfg = arch.qemu_config_path()
+    cfg = arch.qemu_config_path(kmemleak)
     args.append(f'--qemu_config={cfg}' if cfg else f'--arch={arch.kunit_arch}')
     if arch.cross_compile:
         args.append(f'--cross_compile={arch.cross_compile}')
@@ -77,6 +81,20 @@ def kunit_args(arch: Arch, s: RunSettings, build_dir: Path) -> List[str]:
         args.append(f'--make_options=CC=ccache {arch.cross_compile}gcc')
         args.append('--make_options=HOSTCC=ccache gcc')
     return args
+
+
+def kmemleak_initramfs(build_dir: Path) -> List[str]:
+    """Write the initramfs list for the kmemleak /init; the kconfig lines that build it in."""
+    listing = build_dir / 'kmemleak-initramfs.list'
+    listing.write_text('\n'.join((
+        'dir /dev 0755 0 0',
+        'nod /dev/console 0600 0 0 c 5 1',
+        'dir /bin 0755 0 0',
+        f'file /bin/busybox {BUSYBOX} 0755 0 0',
+        'dir /debug 0755 0 0',
+        f'file /init {KMEMLEAK_INIT} 0755 0 0',
+    )) + '\n')
+    return ['CONFIG_BLK_DEV_INITRD=y', f'CONFIG_INITRAMFS_SOURCE="{listing}"']
 
 
 def _run(cmd: List[str], log: Path, env: Dict[str, str], cwd: Path,
@@ -104,14 +122,17 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
     build_dir = s.cache.build_dir(s.base_id, arch.name, s.profile)
     build_dir.mkdir(parents=True, exist_ok=True)
     kunit = [sys.executable, str(s.tree / 'tools/testing/kunit/kunit.py')]
-    common = kunit_args(arch, s, build_dir)
+    kmemleak = s.kmemleak and arch.kmemleak_qemu_config is not None
+    common = kunit_args(arch, s, build_dir, kmemleak)
     env = build_env(s.cache)
     build_log = out_dir / 'build.log'
     build_log.write_text('')
-    result = ArchRun(arch=arch.name, build_log=build_log)
+    result = ArchRun(arch=arch.name, build_log=build_log, kmemleak=kmemleak)
 
     slim = arch.slim if s.slim else ()
-    adds = [f'--kconfig_add={line}' for line in (*arch.kconfig, *slim, *s.kconfig_add)]
+    initramfs = kmemleak_initramfs(build_dir) if kmemleak else []
+    adds = [f'--kconfig_add={line}'
+            for line in (*arch.kconfig, *slim, *s.kconfig_add, *initramfs)]
     phases = (
         ('config', 'configuring', [*kunit, 'config', *common, *adds], build_log, None),
         ('build', 'building', [*kunit, 'build', *common, *adds, f'--jobs={s.jobs}'],

@@ -58,6 +58,8 @@ MUTATIONS: Tuple[Mutation, ...] = (
     Mutation('napi-alloc-sleeps', 'x86_64', 'the debug profile: sleeping in BH',
              (('net_rx_align_alloc.rx_napi_alloc.napi_alloc_skb',
                'BUG: sleeping function called from invalid context'),), debug=True),
+    Mutation('skb-head-leak', 'x86_64', 'the debug profile: a leak (kmemleak after the suites)',
+             (('kmemleak.after_suites', 'leaked by this module'),), debug=True),
 )
 
 

@@ -6,8 +6,10 @@ The rules, in order; the first that matches decides:
   no KTAP at all                   -> infra  (no boot, wrong console)
   kernel panic / crash mid-suite   -> infra
   a declared suite or case missing -> infra  (a vanished suite is no pass)
+  --debug: no kmemleak scan report -> infra
   a case skipped without a reason  -> failed (exit 1)
-  a case failed                    -> failed
+  a case failed, or kmemleak found
+  an object our module allocated   -> failed
   otherwise                        -> passed (exit 0)
 """
 
@@ -20,7 +22,7 @@ import re
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Tuple
 
 from .exitcodes import Exit
 from .kunit_runner import ArchRun
@@ -45,6 +47,10 @@ SPLAT = re.compile(r'WARNING: CPU: \d+ PID: .*|BUG: KASAN: .*|BUG: sleeping func
                    r'BUG: scheduling while atomic.*|WARNING: possible .*|WARNING: suspicious RCU .*|'
                    r'UBSAN: .*|'
                    r'BUG: [\w ]+ \(.*|kmemleak: \d+ new suspected memory leaks.*')
+KMEMLEAK = re.compile(r'rx_align_kmemleak: (\w+):? ?(.*)$')
+LEAK = re.compile(r'unreferenced object (0x[0-9a-f]+) \(size (\d+)\)')
+FRAME = re.compile(r'\[<[0-9a-f]+>\] ([\w.]+)\+0x')
+KMEMLEAK_CASE = 'kmemleak.after_suites'
 RESULT = re.compile(r'^( *)(?:not )?ok \d+ (?:- )?([^#]*)')
 BUILD_ERROR = re.compile(r'(error:.*|\*\*\* .*|Error \d+.*)')
 
@@ -189,8 +195,44 @@ def _where(lines: List[str]) -> str:
     return where + (f' after "{last}"' if last else '')
 
 
+def _kmemleak(lines: List[str], ours: FrozenSet[str]) -> Tuple[Optional[Case], str]:
+    """The /init scan's report -> one case (our leaks fail it), or why there is none.
+
+    Only an object whose allocation backtrace runs through a function of our
+    module is ours; anything else kmemleak finds (boot-time objects) is listed
+    in the case's log but does not fail it.
+    """
+    state, reason = '', ''
+    objects: List[List[str]] = []
+    for line in lines:
+        m = KMEMLEAK.search(line)
+        if m:
+            state, reason = m.group(1), m.group(2).strip()
+            continue
+        if state == 'begin':
+            if LEAK.search(line):
+                objects.append([])
+            if objects:
+                objects[-1].append(line.rstrip())
+    if state == 'unavailable':
+        return None, f'kmemleak could not scan: {reason}'
+    if state != 'end':
+        return None, ('the kmemleak scan did not finish after the suites (no '
+                      '"rx_align_kmemleak: end" line from /init)')
+    mine = [o for o in objects if any(f in ours for f in FRAME.findall('\n'.join(o)))]
+    if not mine:
+        note = f'{len(objects)} unreferenced object(s), none allocated by this module'
+        return Case(KMEMLEAK_CASE, 'PASS', '', [note] + [ln for o in objects for ln in o]), ''
+    first = LEAK.search(mine[0][0])
+    via = next(f for f in FRAME.findall('\n'.join(mine[0])) if f in ours)
+    msg = (f'kmemleak: {len(mine)} object(s) leaked by this module, the first '
+           f'{first.group(1) if first else "?"} (size {first.group(2) if first else "?"}) '
+           f'allocated through {via}()')
+    return Case(KMEMLEAK_CASE, 'FAIL', msg, [ln for o in mine for ln in o][:60]), ''
+
+
 def judge(run: ArchRun, expected: Dict[str, List[str]], parser: ModuleType,
-          timeout: int) -> Verdict:
+          timeout: int, ours: FrozenSet[str] = frozenset()) -> Verdict:
     v = Verdict(arch=run.arch, status=INFRA, cause='', seconds=dict(run.seconds))
     for key, path in (('build', run.build_log), ('ktap', run.ktap_log)):
         if path:
@@ -204,7 +246,7 @@ def judge(run: ArchRun, expected: Dict[str, List[str]], parser: ModuleType,
     ktap_file = run.ktap_log or f'the {run.arch} results directory'
     if run.timed_out:
         done = judge_lines(Verdict(arch=run.arch, status=INFRA, cause=''), lines, expected,
-                           parser, str(ktap_file))
+                           parser, str(ktap_file), run.kmemleak, ours)
         if done.status in (PASSED, FAILED):
             v.cases, v.facts = done.cases, done.facts
             v.cause = (f'{run.arch}: every suite ran, but QEMU did not exit within --timeout '
@@ -213,11 +255,12 @@ def judge(run: ArchRun, expected: Dict[str, List[str]], parser: ModuleType,
             v.cause = (f'{run.arch}: no result within --timeout {timeout}s: QEMU hung or the '
                        f'kernel stalled in {_where(lines)} (see {ktap_file})')
         return v
-    return judge_lines(v, lines, expected, parser, str(ktap_file))
+    return judge_lines(v, lines, expected, parser, str(ktap_file), run.kmemleak, ours)
 
 
 def judge_lines(v: Verdict, lines: List[str], expected: Dict[str, List[str]],
-                parser: ModuleType, ktap_file: str) -> Verdict:
+                parser: ModuleType, ktap_file: str, kmemleak: bool = False,
+                ours: FrozenSet[str] = frozenset()) -> Verdict:
     for line in lines:
         m = FACTS.search(line)
         if m:
@@ -261,6 +304,12 @@ def judge_lines(v: Verdict, lines: List[str], expected: Dict[str, List[str]],
             what.append(f'{root.counts.errors} KTAP error(s), truncated output')
         v.cause = f'{v.arch}: incomplete KTAP: {"; ".join(what)} (see {ktap_file})'
         return v
+    if kmemleak:
+        scan, why = _kmemleak(lines, ours)
+        if not scan:
+            v.cause = f'{v.arch}: {why} (see {ktap_file})'
+            return v
+        v.cases.append(scan)
     silent = [c.name for c in v.cases if c.status == 'SKIP' and not c.message]
     failed = [c.name for c in v.cases if c.status == 'FAIL']
     if failed or silent:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 from types import ModuleType
+from typing import List
 
 import pytest
 
 from rxalign.exitcodes import Exit
-from rxalign.expected import expected_suites
+from rxalign.expected import expected_suites, module_functions
 from rxalign.kunit_runner import ArchRun
 from rxalign.verdict import judge
 
@@ -114,3 +115,48 @@ def test_first_parameter_failure_keeps_its_message(parser: ModuleType) -> None:
     failed = [c for c in v.cases if c.status == 'FAIL']
     assert [c.name for c in failed] == ['net_rx_align_alloc.rx_napi_alloc.napi_alloc_skb len=0']
     assert 'headroom 66' in failed[0].message
+
+
+OURS = module_functions(TESTS_DIR)
+
+
+def kmemleak_verdict(parser: ModuleType, fixture: str):  # type: ignore[no-untyped-def]
+    return judge(run_of(fixture, kmemleak=True), expected_suites(TESTS_DIR), parser,
+                 timeout=300, ours=OURS)
+
+
+def test_kmemleak_ignores_leaks_that_are_not_ours(parser: ModuleType) -> None:
+    v = kmemleak_verdict(parser, 'kmemleak_clean.ktap')
+    assert v.exit == Exit.OK, v.cause
+    case = next(c for c in v.cases if c.name == 'kmemleak.after_suites')
+    assert case.status == 'PASS' and 'none allocated by this module' in case.log[0]
+
+
+def test_kmemleak_fails_on_our_leak(parser: ModuleType) -> None:
+    v = kmemleak_verdict(parser, 'kmemleak_leak.ktap')
+    assert v.exit == Exit.TEST_FAILED
+    case = next(c for c in v.cases if c.name == 'kmemleak.after_suites')
+    assert case.status == 'FAIL'
+    assert '1 object(s) leaked' in case.message and 'rx_netdev_kernel()' in case.message
+    assert 'size 8192' in case.message and 'kmemleak.after_suites' in v.cause
+    assert not any('bus_register' in line for line in case.log)
+
+
+@pytest.mark.parametrize('fixture, words', [
+    ('kmemleak_unavailable.ktap', ['kmemleak could not scan', 'detector disabled']),
+    ('pass.ktap', ['kmemleak scan did not finish']),
+])
+def test_kmemleak_scan_missing_is_no_pass(parser: ModuleType, fixture: str,
+                                          words: List[str]) -> None:
+    v = kmemleak_verdict(parser, fixture)
+    assert v.exit == Exit.INFRA
+    assert all(w in v.cause for w in words), v.cause
+
+
+def test_kmemleak_lines_do_not_matter_without_debug(parser: ModuleType) -> None:
+    assert verdict_of(parser, 'kmemleak_leak.ktap').exit == Exit.OK
+
+
+def test_module_functions_come_from_the_source() -> None:
+    assert {'rx_netdev_alloc', 'rx_netdev_kernel', 'rx_kfree_skb'} <= OURS
+    assert '__netdev_alloc_skb' not in OURS and 'kunit_try_run_case' not in OURS
