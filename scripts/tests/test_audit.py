@@ -60,6 +60,57 @@ DRIVER = textwrap.dedent('''\
     	return 0;
     }
 
+    static void premapped(struct net_device *dev, struct device *d, dma_addr_t *a)
+    {
+    	struct sk_buff *skb = netdev_alloc_skb(dev, 1536);
+
+    	if (!skb)
+    		return;
+    	*a = dma_map_single(d, skb->data, 1536, DMA_FROM_DEVICE);
+    	skb_reserve(skb, 2);
+    }
+
+    static void before_data(struct sk_buff *skb, struct device *d, dma_addr_t *a)
+    {
+    	skb_reserve(skb, 2);
+    	*a = dma_map_single(d, skb->data - 2, 1536, DMA_FROM_DEVICE);
+    }
+
+    static struct sk_buff *built(void *buf)
+    {
+    	struct sk_buff *skb = napi_build_skb(buf, 2048);
+
+    	if (!skb)
+    		return NULL;
+    	skb_reserve(skb, 2);
+    	return skb;
+    }
+
+    static void bus_mode(struct sk_buff *skb, struct fake_priv *lp)
+    {
+    	if (lp->wide_bus)
+    		skb_reserve(skb, 2);
+    }
+
+    static struct sk_buff *pio(struct net_device *dev, void __iomem *port, int len)
+    {
+    	struct sk_buff *skb = netdev_alloc_skb(dev, len + 2);
+    	u8 *buf;
+
+    	if (!skb)
+    		return NULL;
+    	skb_reserve(skb, 2);
+    	buf = skb_put(skb, len);
+    	read_fifo(port, buf, len);
+    	return skb;
+    }
+
+    static void realign(struct sk_buff *skb, int len)
+    {
+    	memmove(skb->data + 2, skb->data, len);
+    	skb_reserve(skb, 2);
+    }
+
     #if 0
     static void dead(struct sk_buff *skb)
     {
@@ -82,15 +133,21 @@ def tree(tmp_path: Path) -> Path:
 
 def test_grep_sees_dead_code_as_dead(tree: Path) -> None:
     sites = audit.grep_sites(tree)
-    assert [(n, live) for _, n, live in sites] == [(9, True), (20, True), (30, True), (42, True),
-                                                  (50, False)]
+    assert [(n, live) for _, n, live in sites] == [
+        (9, True), (20, True), (30, True), (42, True), (54, True), (59, True), (69, True),
+        (76, True), (86, True), (95, True), (101, False)]
 
 
 @pytest.mark.skipif(not shutil.which('spatch'), reason='coccinelle not installed')
 def test_the_semantic_patch_classifies_and_converts(tree: Path, tmp_path: Path) -> None:
     sites = audit.spatch_sites(tree, ['drivers/net/fake.c'], tmp_path / 'log')
-    assert [(s.line, s.cls) for s in sites] == [(9, 'dma'), (20, 'copy'), (30, 'other'),
-                                                (42, 'dma')]
+    assert [(s.line, s.cls) for s in sites] == [
+        (9, 'dma'), (20, 'copy'), (30, 'other'), (42, 'dma'), (54, 'hw'), (59, 'hw'),
+        (69, 'hw'), (76, 'hw'), (86, 'copy'), (95, 'copy')]
+    why = {s.line: s.why for s in sites}
+    assert 'mapped before the reserve' in why[54] and 'data - 2' in why[59]
+    assert 'built around' in why[69] and 'only if lp->wide_bus' in why[76]
+    assert 'read_fifo() at line 88' in why[86] and 'memmove' in why[95]
     proc = subprocess.run(['spatch', '--very-quiet', '-D', 'patch', '--no-includes',
                            '--include-headers', '--sp-file', audit.COCCI, 'drivers/net/fake.c'],
                           cwd=tree, capture_output=True, text=True, check=True)
@@ -109,11 +166,39 @@ def test_the_semantic_patch_classifies_and_converts(tree: Path, tmp_path: Path) 
 
 
 def test_markdown_counts(tree: Path) -> None:
-    sites = [audit.Site('drivers/net/fake.c', 9, 'dma', '', 'skb_reserve(skb, 2);'),
-             audit.Site('drivers/net/fake.c', 20, 'copy', '', 'skb_reserve(skb, 2);')]
-    md = audit.markdown('fake', sites, [], [('drivers/net/fake.c', 49)])
-    assert '| dma | 1 | 1 |' in md and '| copy | 1 | 1 |' in md and '| other | 0 | 0 |' in md
-    assert '`drivers/net/fake.c:49`' in md
+    sites = [audit.Site('drivers/net/fake.c', 9, 'dma', 'dma: x', 'skb_reserve(skb, 2);'),
+             audit.Site('drivers/net/fake.c', 20, 'copy', 'copy: x', 'skb_reserve(skb, 2);'),
+             audit.Site('drivers/net/old.c', 7, 'copy', 'PIO', 'skb_reserve(skb, 2);',
+                        by='review')]
+    md = audit.markdown('fake', sites, [], [('drivers/net/fake.c', 49)], ['drivers/net/gone.c'])
+    assert '| dma | 1 | 1 | 0 | 1 |' in md and '| copy | 2 | 1 | 1 | 2 |' in md
+    assert '| other | 0 | 0 | 0 | 0 |' in md
+    assert '`drivers/net/fake.c:49`' in md and '`drivers/net/gone.c`' in md
+    assert '| `drivers/net/old.c:7` | review | PIO |' in md
+
+
+def test_review_classifies_only_other_sites_and_names_stale_entries(tmp_path: Path) -> None:
+    review = tmp_path / 'reviewed.txt'
+    review.write_text('# FILE CLASS WHY\n'
+                      'drivers/net/a.c  copy  ei_block_input() reads the frame by PIO\n'
+                      'drivers/net/b.c  dma  mapped in refill()\n'
+                      'drivers/net/gone.c  hw  gone\n')
+    sites = [audit.Site('drivers/net/a.c', 1, 'other', 'other: x', 'c'),
+             audit.Site('drivers/net/b.c', 2, 'copy', 'copy: x', 'c'),
+             audit.Site('drivers/net/b.c', 3, 'other', 'other: x', 'c')]
+    out, stale = audit.apply_review(sites, audit.load_review(review))
+    assert [(s.cls, s.by) for s in out] == [('copy', 'review'), ('copy', 'semantic patch'),
+                                           ('dma', 'review')]
+    assert out[0].why == 'ei_block_input() reads the frame by PIO'
+    assert stale == ['drivers/net/gone.c']
+    review.write_text('drivers/net/a.c  maybe  who knows\n')
+    with pytest.raises(ValueError, match='reviewed.txt:1'):
+        audit.load_review(review)
+
+
+def test_the_committed_review_parses() -> None:
+    review = audit.load_review(audit.REVIEWED)
+    assert review and all(cls != 'other' for cls, _ in review.values())
 
 
 def test_compile_test_finds_the_files_and_symbols(tree: Path) -> None:
