@@ -8,6 +8,8 @@ them apart and gives each phase its own time and log.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import os
 import shutil
 import signal
@@ -15,7 +17,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Tuple
 
 from .arches import Arch
 from .cache import Cache
@@ -37,6 +39,7 @@ class ArchRun:
     ktap_log: Optional[Path] = None
     build_log: Optional[Path] = None
     kmemleak: bool = False               # /init scans for leaks after the suites
+    build_skipped: bool = False          # same inputs as the last good build: not rebuilt
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,6 +84,32 @@ def kunit_args(arch: Arch, s: RunSettings, build_dir: Path, kmemleak: bool = Fal
         args.append(f'--make_options=CC=ccache {arch.cross_compile}gcc')
         args.append('--make_options=HOSTCC=ccache gcc')
     return args
+
+
+STAMP = '.rxalign-build-stamp'
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else 'absent'
+
+
+def build_stamp(tree: Path, arch: Arch, s: RunSettings, cmds: List[List[str]]) -> str:
+    """Everything a build depends on, hashed: the tree's content, our config files,
+    the kunit.py command lines (kconfig_add, make options), the compiler."""
+    content = subprocess.run(['git', 'rev-parse', 'HEAD^{tree}'], cwd=tree, capture_output=True,
+                             text=True, check=False).stdout.strip()
+    gcc = subprocess.run([f'{arch.cross_compile}gcc', '--version'], capture_output=True,
+                         text=True, check=False).stdout.split('\n', 1)[0]
+    files = [*s.kunitconfigs, *filter(None, [arch.qemu_config_path(), arch.qemu_config_path(True)])]
+    if s.kmemleak:
+        files += [KMEMLEAK_INIT, BUSYBOX]
+    inputs = {'tree': content or 'not a git tree', 'gcc': gcc, 'cmds': cmds,
+              'files': {str(f): _digest(f) for f in files}}
+    return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
+
+
+def _kernel_built(build_dir: Path) -> bool:
+    return (build_dir / 'vmlinux').is_file() or (build_dir / 'linux').is_file()
 
 
 def kmemleak_initramfs(build_dir: Path) -> List[str]:
@@ -133,14 +162,29 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
     initramfs = kmemleak_initramfs(build_dir) if kmemleak else []
     adds = [f'--kconfig_add={line}'
             for line in (*arch.kconfig, *slim, *s.kconfig_add, *initramfs)]
-    phases = (
+    phases: List[Tuple[str, str, List[str], Path, Optional[float]]] = [
         ('config', 'configuring', [*kunit, 'config', *common, *adds], build_log, None),
         ('build', 'building', [*kunit, 'build', *common, *adds, f'--jobs={s.jobs}'],
          build_log, None),
         ('run', 'booting and running', [*kunit, 'exec', *common, *adds, f'--timeout={s.timeout}',
                                         f'--json={out_dir / "kunit.json"}'],
          out_dir / 'kunit-exec.log', s.timeout + 120.0),
-    )
+    ]
+    # Nothing that goes into the kernel changed since the last good build:
+    # skip config and build (make alone costs 10-30 s here even with nothing
+    # to do), boot what is there.
+    stamp_file = build_dir / STAMP
+    stamp = build_stamp(s.tree, arch, s, [cmd for _, _, cmd, _, _ in phases[:2]])
+    if _kernel_built(build_dir) and stamp_file.is_file() and stamp_file.read_text() == stamp:
+        progress('build up to date (same tree, config and compiler): not rebuilt')
+        build_log.write_text(f'build stamp {stamp} matches {stamp_file}: the tree, the config '
+                             'inputs and the compiler are those of the last good build, so '
+                             'kunit.py config and build were not run\n')
+        result.build_skipped = True
+        result.seconds.update(config=0.0, build=0.0)
+        phases = phases[2:]
+    else:
+        stamp_file.unlink(missing_ok=True)
     for name, verb, cmd, log, limit in phases:
         progress(f'{verb}...')
         if name == 'run':
@@ -162,4 +206,6 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
         if rc != 0:
             result.phase_failed = name
             break
+        if name == 'build':
+            stamp_file.write_text(stamp)
     return result

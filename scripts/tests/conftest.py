@@ -42,6 +42,10 @@ sub = sys.argv[1]
 args = dict(a[2:].split('=', 1) for a in sys.argv[2:] if a.startswith('--') and '=' in a)
 build = args['build_dir']
 os.makedirs(build, exist_ok=True)
+with open(os.path.join(build, 'calls.log'), 'a') as calls:
+    calls.write(sub + '\\n')
+if sub == 'build' and mode != 'buildfail':
+    open(os.path.join(build, 'vmlinux'), 'w').close()
 if sub == 'build' and mode == 'buildfail':
     print('net/core/tests/rx_align_kunit.c:1:1: error: expected ; before }')
     sys.exit(1)

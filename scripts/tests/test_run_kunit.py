@@ -110,6 +110,33 @@ def test_no_arch_can_run_here_stops_before_the_tree(
     assert not out.exists() and not leftovers(out)
 
 
+def test_a_rerun_with_nothing_changed_boots_without_building(
+        monkeypatch: pytest.MonkeyPatch, fake_tree: Path, cache_root: Path,
+        tmp_path: Path) -> None:
+    def calls() -> List[str]:
+        logs = list(cache_root.glob('build/*/x86_64/calls.log'))
+        return logs[0].read_text().split() if logs else []
+    assert run(monkeypatch, fake_tree, tmp_path / 'a', 'pass.ktap') == Exit.OK
+    assert calls() == ['config', 'build', 'exec']
+    assert run(monkeypatch, fake_tree, tmp_path / 'b', 'pass.ktap') == Exit.OK
+    assert calls()[3:] == ['exec']
+    assert 'were not run' in (tmp_path / 'b/x86_64/build.log').read_text()
+    # a changed source file is a new tree: built again
+    (fake_tree / 'net/core/skbuff.c').write_text('int skb_pad = 64;\n')
+    assert run(monkeypatch, fake_tree, tmp_path / 'c', 'pass.ktap') == Exit.OK
+    assert calls()[4:] == ['config', 'build', 'exec']
+
+
+def test_a_failed_build_is_never_up_to_date(
+        monkeypatch: pytest.MonkeyPatch, fake_tree: Path, cache_root: Path,
+        tmp_path: Path) -> None:
+    assert run(monkeypatch, fake_tree, tmp_path / 'a', 'pass.ktap') == Exit.OK
+    (fake_tree / 'net/core/skbuff.c').write_text('int skb_pad = 64;\n')
+    assert run(monkeypatch, fake_tree, tmp_path / 'b', 'pass.ktap', 'buildfail') == Exit.INFRA
+    # the old kernel is still there, but it is not the one these sources make
+    assert run(monkeypatch, fake_tree, tmp_path / 'c', 'pass.ktap', 'buildfail') == Exit.INFRA
+
+
 def test_patch_that_does_not_apply(monkeypatch: pytest.MonkeyPatch,
                                    capsys: pytest.CaptureFixture[str], fake_tree: Path,
                                    cache_root: Path, tmp_path: Path) -> None:
