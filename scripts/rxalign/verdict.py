@@ -171,12 +171,16 @@ def _ktap_walk(lines: List[str]) -> Iterator[Tuple[str, List[str], Optional[str]
 
 
 def _splats(lines: List[str]) -> Dict[str, str]:
-    """Kernel warnings by the case that was running: full case name -> first line."""
+    """Kernel warnings by the case that was running: full case name -> first line.
+
+    Only inside a suite: a warning from boot (UML warns that virt-pci has no
+    virtio device) or after the last suite is no case's doing.
+    """
     found: Dict[str, str] = {}
     pending = ''
-    for line, _, closed in _ktap_walk(lines):
+    for line, path, closed in _ktap_walk(lines):
         splat = SPLAT.search(line)
-        if splat and not pending:
+        if splat and not pending and path:
             pending = splat.group(0).strip()
         elif closed and pending:
             found.setdefault(closed, pending)

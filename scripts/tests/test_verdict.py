@@ -160,3 +160,8 @@ def test_kmemleak_lines_do_not_matter_without_debug(parser: ModuleType) -> None:
 def test_module_functions_come_from_the_source() -> None:
     assert {'rx_netdev_alloc', 'rx_netdev_kernel', 'rx_kfree_skb'} <= OURS
     assert '__netdev_alloc_skb' not in OURS and 'kunit_try_run_case' not in OURS
+
+
+def test_a_warning_before_any_suite_fails_no_case(parser: ModuleType) -> None:
+    v = verdict_of(parser, 'warn_at_boot.ktap')
+    assert v.exit == Exit.OK, v.cause
