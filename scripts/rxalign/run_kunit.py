@@ -145,6 +145,10 @@ def run(args: argparse.Namespace) -> int:
                     result = run_arch(a, settings, partial / a.name, show)
                     v = judge(result, expected, parser, args.timeout, ours)
                 show(f'{v.status}: {v.cause}')
+                # The results directory is renamed into place at the end: name
+                # the logs where they will be, not where they are being written.
+                v.cause = v.cause.replace(str(partial), str(out))
+                v.logs = {k: p.replace(str(partial), str(out)) for k, p in v.logs.items()}
                 verdicts.append(v)
 
             meta: Dict[str, Any] = {'tree': base.label, 'head': prepared.head,

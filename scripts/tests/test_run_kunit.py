@@ -66,6 +66,8 @@ def test_faults_have_their_status_and_one_line_cause(
     for w in words:
         assert w in err, (w, err)
     assert 'x86_64' in err and (out / 'results.json').exists()
+    # the logs it names are where they ended up
+    assert '.partial' not in err and '.partial' not in (out / 'report.md').read_text()
 
 
 def test_one_crashed_arch_keeps_the_others(monkeypatch: pytest.MonkeyPatch, fake_tree: Path,
