@@ -49,7 +49,8 @@ SPLAT = re.compile(r'WARNING: CPU: \d+ PID: .*|BUG: KASAN: .*|BUG: sleeping func
                    r'BUG: [\w ]+ \(.*|kmemleak: \d+ new suspected memory leaks.*')
 KMEMLEAK = re.compile(r'rx_align_kmemleak: (\w+):? ?(.*)$')
 LEAK = re.compile(r'unreferenced object (0x[0-9a-f]+) \(size (\d+)\)')
-FRAME = re.compile(r'\[<[0-9a-f]+>\] ([\w.]+)\+0x')
+# A backtrace frame: `[<addr>] sym+0x1/0x2` (older kernels) or `sym+0x1/0x2` (6.12).
+FRAME = re.compile(r'^\s+(?:\[<[0-9a-f]+>\]\s*)?([\w.]+)\+0x[0-9a-f]+/0x[0-9a-f]+', re.M)
 KMEMLEAK_CASE = 'kmemleak.after_suites'
 RESULT = re.compile(r'^( *)(?:not )?ok \d+ (?:- )?([^#]*)')
 BUILD_ERROR = re.compile(r'(error:.*|\*\*\* .*|Error \d+.*)')
