@@ -39,7 +39,6 @@ class ArchRun:
     ktap_log: Optional[Path] = None
     build_log: Optional[Path] = None
     kmemleak: bool = False               # /init scans for leaks after the suites
-    build_skipped: bool = False          # same inputs as the last good build: not rebuilt
 
 
 @dataclasses.dataclass(frozen=True)
@@ -174,13 +173,13 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
     # skip config and build (make alone costs 10-30 s here even with nothing
     # to do), boot what is there.
     stamp_file = build_dir / STAMP
-    stamp = build_stamp(s.tree, arch, s, [cmd for _, _, cmd, _, _ in phases[:2]])
+    stamp = build_stamp(s.tree, arch, s, [[a for a in cmd if not a.startswith('--jobs=')]
+                                          for _, _, cmd, _, _ in phases[:2]])
     if _kernel_built(build_dir) and stamp_file.is_file() and stamp_file.read_text() == stamp:
         progress('build up to date (same tree, config and compiler): not rebuilt')
         build_log.write_text(f'build stamp {stamp} matches {stamp_file}: the tree, the config '
                              'inputs and the compiler are those of the last good build, so '
                              'kunit.py config and build were not run\n')
-        result.build_skipped = True
         result.seconds.update(config=0.0, build=0.0)
         phases = phases[2:]
     else:
