@@ -26,7 +26,7 @@ from . import arches, tree
 from .cache import Cache
 from .expected import expected_suites
 from .kunit_runner import RunSettings, run_arch
-from .run_kunit import KUNITCONFIG, SLIM, TESTS_DIR, series_patches
+from .run_kunit import KUNITCONFIG, SLIM, TESTS_DIR, series_layers
 from .verdict import judge, load_kunit_parser
 
 SCENARIOS = ('cold', 'warm', 'incremental', 'no-op')
@@ -54,9 +54,7 @@ def _ours(selected: List[arches.Arch], cache: Cache, base: tree.Base, tests: Pat
           jobs: int, out: Path) -> tuple[float, List[str]]:
     """Tree update + build + boot + verdict for every arch, as run-kunit does it."""
     start = time.monotonic()
-    layers = [tree.Layer('series', patches=tuple(series_patches())),
-              tree.Layer('tests', tests_dir=tests)]
-    prepared = tree.prepare(cache, base, layers, lambda m: None)
+    prepared = tree.prepare(cache, base, series_layers(tests), lambda m: None)
     settings = RunSettings(tree=prepared.path, cache=cache, base_id=base.base_id,
                            kunitconfigs=[KUNITCONFIG, SLIM], jobs=jobs, timeout=300)
     parser = load_kunit_parser(prepared.path / 'tools/testing/kunit')
@@ -85,8 +83,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     notes: List[str] = []
 
     # Tree preparation is the same for both and done once, before the clock.
-    src = tree.prepare(cache, base, [tree.Layer('series', patches=tuple(series_patches())),
-                                     tree.Layer('tests', tests_dir=tests)], print).path
+    src = tree.prepare(cache, base, series_layers(tests), print).path
     print('plain kunit.py, cold', flush=True)
     plain['cold'] = sum(_plain(a, src, work / 'plain' / a.name, args.jobs) for a in selected)
     print('plain kunit.py, no-op', flush=True)

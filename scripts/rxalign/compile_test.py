@@ -23,7 +23,7 @@ from . import arches, tree
 from .cache import Cache, Lock, default_root
 from .exitcodes import Exit, HarnessError
 from .kunit_runner import build_env, fmt_seconds
-from .run_kunit import TESTS_DIR, series_patches
+from .run_kunit import series_layers, series_patches
 
 DEFCONFIG = {'x86_64': 'x86_64_defconfig', 'powerpc': 'ppc64_defconfig',
              'powerpc32': 'pmac32_defconfig', 'i386': 'i386_defconfig'}
@@ -112,9 +112,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     built: Dict[str, int] = {f: 0 for f in files}
     try:
         with Lock(cache):
-            src = tree.prepare(cache, base, [tree.Layer('series', patches=tuple(patches)),
-                                             tree.Layer('tests', tests_dir=TESTS_DIR)],
-                               print).path
+            src = tree.prepare(cache, base, series_layers(), print).path
             for a in selected:
                 start = time.monotonic()
                 log = (args.log_dir / f'{a.name}.log').resolve()

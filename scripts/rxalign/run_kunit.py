@@ -42,6 +42,12 @@ def series_patches() -> List[Path]:
     return sorted(p for p in SERIES_DIR.glob('*.patch') if not p.name.startswith('0000-'))
 
 
+def series_layers(tests_dir: Path = TESTS_DIR) -> List[tree.Layer]:
+    """The stack every job tests: kernel-patches/ applied with git am, then kunit-tests/."""
+    return [tree.Layer('series', patches=tuple(series_patches())),
+            tree.Layer('tests', tests_dir=tests_dir)]
+
+
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     names = ', '.join(a.name for a in arches.ARCHES)
     default = ','.join(a.name for a in arches.default_arches())
@@ -111,8 +117,7 @@ def run(args: argparse.Namespace) -> int:
     partial = out.with_name(out.name + '.partial')
     with Lock(cache):
         base = tree.user_base(args.tree) if args.tree else tree.debian_base()
-        layers = [tree.Layer('series', patches=tuple(series_patches())),
-                  tree.Layer('tests', tests_dir=TESTS_DIR)]
+        layers = series_layers()
         if args.patches:
             layers.append(tree.Layer('extra', patches=tuple(args.patches)))
         say(f'tree: {base.label} + {len(layers[0].patches)} patch(es) + kunit-tests'

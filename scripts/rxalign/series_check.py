@@ -23,7 +23,7 @@ from .audit import COCCI
 from .cache import Cache, Lock, default_root
 from .compile_test import touched_c_files
 from .exitcodes import Exit, HarnessError
-from .run_kunit import TESTS_DIR, series_patches
+from .run_kunit import series_layers, series_patches
 
 # File -> what the series does there beyond patch mode, and why.
 HAND_EDITS = {
@@ -100,9 +100,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     bad = 0
     try:
         with Lock(cache):
-            src = tree.prepare(cache, base, [tree.Layer('series', patches=tuple(patches)),
-                                             tree.Layer('tests', tests_dir=TESTS_DIR)],
-                               print).path
+            src = tree.prepare(cache, base, series_layers(), print).path
             with tempfile.TemporaryDirectory(prefix='rx-align-series-') as tmp:
                 for f in files:
                     ok, why = compare(f, patch_mode(src, f, Path(tmp)), series_lines(src, f))
