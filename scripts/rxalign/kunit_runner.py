@@ -11,6 +11,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -86,25 +87,60 @@ def kunit_args(arch: Arch, s: RunSettings, build_dir: Path, kmemleak: bool = Fal
 
 
 STAMP = '.rxalign-build-stamp'
+CONFIG_STAMP = '.rxalign-config-stamp'
 
 
 def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else 'absent'
 
 
-def build_stamp(tree: Path, arch: Arch, s: RunSettings, cmds: List[List[str]]) -> str:
-    """Everything a build depends on, hashed: the tree's content, our config files,
+def config_stamp(arch: Arch, s: RunSettings, cmds: List[List[str]]) -> str:
+    """What kunit.py's .config is made of, the tree aside: our config files,
     the kunit.py command lines (kconfig_add, make options), the compiler."""
-    content = subprocess.run(['git', 'rev-parse', 'HEAD^{tree}'], cwd=tree, capture_output=True,
-                             text=True, check=False).stdout.strip()
     gcc = subprocess.run([f'{arch.cross_compile}gcc', '--version'], capture_output=True,
                          text=True, check=False).stdout.split('\n', 1)[0]
     files = [*s.kunitconfigs, *filter(None, [arch.qemu_config_path(), arch.qemu_config_path(True)])]
     if s.kmemleak:
         files += [KMEMLEAK_INIT, BUSYBOX]
-    inputs = {'tree': content or 'not a git tree', 'gcc': gcc, 'cmds': cmds,
-              'files': {str(f): _digest(f) for f in files}}
+    inputs = {'gcc': gcc, 'cmds': cmds, 'files': {str(f): _digest(f) for f in files}}
     return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
+
+
+def build_stamp(tree: Path, config: str) -> str:
+    """Everything a build depends on: the config inputs and the tree's content."""
+    content = subprocess.run(['git', 'rev-parse', 'HEAD^{tree}'], cwd=tree, capture_output=True,
+                             text=True, check=False).stdout.strip()
+    return hashlib.sha256(f'{config} {content or "not a git tree"}'.encode()).hexdigest()
+
+
+def kunit_make(arch: Arch, s: RunSettings, build_dir: Path) -> List[str]:
+    """The make that `kunit.py build` runs (kunit_kernel.py: make all
+    compile_commands.json), without the olddefconfig before it."""
+    cmd = ['make', 'all', 'compile_commands.json', f'ARCH={arch.kunit_arch}', f'O={build_dir}',
+           f'--jobs={s.jobs}']
+    if shutil.which('ccache'):
+        cmd += [f'CC=ccache {arch.cross_compile}gcc', 'HOSTCC=ccache gcc']
+    if arch.cross_compile:
+        cmd.append(f'CROSS_COMPILE={arch.cross_compile}')
+    return cmd
+
+
+def _kconfig_entries(path: Path) -> Dict[str, str]:
+    """CONFIG_X -> value, as kunit_config.py reads .config and .kunitconfig."""
+    entries: Dict[str, str] = {}
+    for line in path.read_text(errors='replace').splitlines() if path.is_file() else []:
+        m = re.fullmatch(r'(CONFIG_\w+)=(.*)|# (CONFIG_\w+) is not set', line.strip())
+        if m:
+            entries[m[1] or m[3]] = m[2] if m[1] else 'n'
+    return entries
+
+
+def config_lost(build_dir: Path) -> List[str]:
+    """kunitconfig lines (as kunit.py saved them) the .config no longer has, the
+    check kunit.py's build makes after its olddefconfig."""
+    want = _kconfig_entries(build_dir / 'last_used_kunitconfig')
+    have = _kconfig_entries(build_dir / '.config')
+    return sorted(f'{k}={v}' for k, v in want.items() if have.get(k, 'n') != v)
 
 
 def _kernel_built(build_dir: Path) -> bool:
@@ -171,19 +207,34 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
     ]
     # Nothing that goes into the kernel changed since the last good build:
     # skip config and build (make alone costs 10-30 s here even with nothing
-    # to do), boot what is there.
-    stamp_file = build_dir / STAMP
-    stamp = build_stamp(s.tree, arch, s, [[a for a in cmd if not a.startswith('--jobs=')]
-                                          for _, _, cmd, _, _ in phases[:2]])
-    if _kernel_built(build_dir) and stamp_file.is_file() and stamp_file.read_text() == stamp:
+    # to do), boot what is there.  Only the tree changed: kunit.py's .config
+    # is still the one these inputs make, so run kunit.py's make without its
+    # olddefconfig (7 s of $(cc-option) probes per arch); make itself
+    # re-syncs the .config if a Kconfig file changed, and config_lost()
+    # repeats kunit.py's check that no kunitconfig line was dropped.
+    stamp_file, config_file = build_dir / STAMP, build_dir / CONFIG_STAMP
+    config = config_stamp(arch, s, [[a for a in cmd if not a.startswith('--jobs=')]
+                                    for _, _, cmd, _, _ in phases[:2]])
+    stamp = build_stamp(s.tree, config)
+    built = _kernel_built(build_dir)
+    fast = False
+    if built and stamp_file.is_file() and stamp_file.read_text() == stamp:
         progress('build up to date (same tree, config and compiler): not rebuilt')
         build_log.write_text(f'build stamp {stamp} matches {stamp_file}: the tree, the config '
                              'inputs and the compiler are those of the last good build, so '
                              'kunit.py config and build were not run\n')
         result.seconds.update(config=0.0, build=0.0)
         phases = phases[2:]
+    elif built and config_file.is_file() and config_file.read_text() == config:
+        build_log.write_text(f'config stamp {config} matches {config_file}: only the tree '
+                             'changed, so kunit.py config and olddefconfig were not run\n')
+        result.seconds['config'] = 0.0
+        phases = [('build', 'building (config unchanged)', kunit_make(arch, s, build_dir),
+                   build_log, None), phases[2]]
+        fast = True
     else:
-        stamp_file.unlink(missing_ok=True)
+        config_file.unlink(missing_ok=True)
+    stamp_file.unlink(missing_ok=True)
     for name, verb, cmd, log, limit in phases:
         progress(f'{verb}...')
         if name == 'run':
@@ -205,6 +256,15 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
         if rc != 0:
             result.phase_failed = name
             break
+        lost = config_lost(build_dir) if name == 'build' and fast else []
+        if lost:
+            with open(build_log, 'a', encoding='utf-8') as out:
+                out.write('Not all Kconfig options selected in kunitconfig were in the '
+                          'generated .config.\nMissing: ' + ', '.join(lost) + '\n')
+            config_file.unlink(missing_ok=True)
+            result.phase_failed = 'config'
+            break
         if name == 'build':
             stamp_file.write_text(stamp)
+            config_file.write_text(config)
     return result

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -44,6 +45,12 @@ build = args['build_dir']
 os.makedirs(build, exist_ok=True)
 with open(os.path.join(build, 'calls.log'), 'a') as calls:
     calls.write(sub + '\\n')
+if sub == 'config':   # kunit.py keeps the kunitconfig it configured with
+    lines = ''.join(open(a.split('=', 1)[1]).read() for a in sys.argv[2:]
+                    if a.startswith('--kunitconfig='))
+    for name in ('last_used_kunitconfig', '.config'):
+        with open(os.path.join(build, name), 'w') as f:
+            f.write(lines)
 if sub == 'build' and mode != 'buildfail':
     open(os.path.join(build, 'vmlinux'), 'w').close()
 if sub == 'build' and mode == 'buildfail':
@@ -63,9 +70,34 @@ if sub == 'exec':
 '''
 
 
+FAKE_MAKE = '''\
+#!/usr/bin/env python3
+"""A stand-in for the kernel's make: RXALIGN_FAKE=buildfail fails it,
+RXALIGN_FAKE_MAKE=drop makes it lose CONFIG_KUNIT as a Kconfig change would."""
+import os, sys
+build = next(a[2:] for a in sys.argv[1:] if a.startswith('O='))
+with open(os.path.join(build, 'calls.log'), 'a') as calls:
+    calls.write('make\\n')
+if os.environ.get('RXALIGN_FAKE') == 'buildfail':
+    print('net/core/tests/rx_align_kunit.c:1:1: error: expected ; before }')
+    sys.exit(2)
+if os.environ.get('RXALIGN_FAKE_MAKE') == 'drop':
+    config = os.path.join(build, '.config')
+    kept = [ln for ln in open(config) if not ln.startswith('CONFIG_KUNIT=')]
+    open(config, 'w').writelines(kept)
+open(os.path.join(build, 'vmlinux'), 'w').close()
+'''
+
+
 @pytest.fixture
-def fake_tree(tmp_path: Path, kunit_tools: Path) -> Path:
-    """A directory that passes for a kernel tree: Kbuild hooks and a fake kunit.py."""
+def fake_tree(tmp_path: Path, kunit_tools: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A directory that passes for a kernel tree: Kbuild hooks, a fake kunit.py,
+    and a fake make first on PATH."""
+    bin_dir = tmp_path / 'bin'
+    bin_dir.mkdir()
+    (bin_dir / 'make').write_text(FAKE_MAKE)
+    (bin_dir / 'make').chmod(0o755)
+    monkeypatch.setenv('PATH', f'{bin_dir}:{os.environ["PATH"]}')
     tree = tmp_path / 'linux'
     kunit = tree / 'tools/testing/kunit'
     kunit.mkdir(parents=True)

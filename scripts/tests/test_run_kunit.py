@@ -123,10 +123,35 @@ def test_a_rerun_with_nothing_changed_boots_without_building(
     assert run(monkeypatch, fake_tree, tmp_path / 'b', 'pass.ktap') == Exit.OK
     assert calls()[3:] == ['exec']
     assert 'were not run' in (tmp_path / 'b/x86_64/build.log').read_text()
-    # a changed source file is a new tree: built again
+    # a changed source file is a new tree: built again, by kunit.py's make
+    # alone while the config inputs are those of the last good build
     (fake_tree / 'net/core/skbuff.c').write_text('int skb_pad = 64;\n')
     assert run(monkeypatch, fake_tree, tmp_path / 'c', 'pass.ktap') == Exit.OK
-    assert calls()[4:] == ['config', 'build', 'exec']
+    assert calls()[4:] == ['make', 'exec']
+    assert 'olddefconfig were not run' in (tmp_path / 'c/x86_64/build.log').read_text()
+    # a changed config input: kunit.py configures and builds again
+    monkeypatch.setattr(run_kunit, 'SLIM', tmp_path / 'no-slim.config')
+    (tmp_path / 'no-slim.config').write_text('# CONFIG_SOUND is not set\n')
+    assert run(monkeypatch, fake_tree, tmp_path / 'd', 'pass.ktap') == Exit.OK
+    assert calls()[6:] == ['config', 'build', 'exec']
+
+
+def test_a_make_that_drops_a_kunitconfig_line_fails_config(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path) -> None:
+    """make re-syncs .config after a Kconfig change; a kunitconfig line lost on
+    the way fails the run as kunit.py's own check would, and the next run
+    configures from scratch."""
+    def calls() -> List[str]:
+        return next(cache_root.glob('build/*/x86_64/calls.log')).read_text().split()
+    assert run(monkeypatch, fake_tree, tmp_path / 'a', 'pass.ktap') == Exit.OK
+    (fake_tree / 'net/core/skbuff.c').write_text('int skb_pad = 64;\n')
+    monkeypatch.setenv('RXALIGN_FAKE_MAKE', 'drop')
+    assert run(monkeypatch, fake_tree, tmp_path / 'b', 'pass.ktap') == Exit.INFRA
+    assert 'kunit.py config failed: Missing: CONFIG_KUNIT=y' in capsys.readouterr().err
+    monkeypatch.delenv('RXALIGN_FAKE_MAKE')
+    assert run(monkeypatch, fake_tree, tmp_path / 'c', 'pass.ktap') == Exit.OK
+    assert calls()[3:] == ['make', 'config', 'build', 'exec']
 
 
 def test_a_failed_build_is_never_up_to_date(
