@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # kunit.py's powerpc config is big-endian ppc64; the same pseries machine runs
 # a little-endian kernel (what most ppc64 distributions ship), so the policy
-# is checked in both byte orders.
+# is checked in both byte orders.  Virtual Open Firmware, not SLOF: see
+# powerpc.py.
 from ..qemu_config import QemuArchParams
 
 QEMU_ARCH = QemuArchParams(linux_arch='powerpc',
@@ -14,4 +15,4 @@ CONFIG_HVC_CONSOLE=y''',
 			   qemu_arch='ppc64',
 			   kernel_path='vmlinux',
 			   kernel_command_line='console=ttyS0',
-			   extra_qemu_params=['-M', 'pseries', '-cpu', 'power8'])
+			   extra_qemu_params=['-M', 'pseries,x-vof=on', '-cpu', 'power8'])

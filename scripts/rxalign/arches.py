@@ -46,7 +46,7 @@ ARCHES: Tuple[Arch, ...] = (
          policy='NET_IP_ALIGN 0 (arch override), 4K pages'),
     Arch(name='powerpc', kunit_arch='powerpc', cross_compile='powerpc64-linux-gnu-',
          packages=_PPC, qemu_binary='qemu-system-ppc64',
-         firmware=('/usr/share/qemu/slof.bin',), default=True,
+         firmware=('/usr/share/qemu/vof.bin',), qemu_config='powerpc.py', default=True,
          policy='ppc64 pseries: NET_IP_ALIGN 0 (arch override), 64K pages'),
     Arch(name='powerpc32', kunit_arch='powerpc', cross_compile='powerpc64-linux-gnu-',
          packages=_PPC, qemu_binary='qemu-system-ppc',
@@ -95,7 +95,7 @@ ARCHES: Tuple[Arch, ...] = (
          policy='UML x86_64: NET_IP_ALIGN 2 (generic: UML does not take x86\'s override)'),
     Arch(name='powerpcle', kunit_arch='powerpc', cross_compile='powerpc64le-linux-gnu-',
          packages=_cross('gcc-powerpc64le-linux-gnu', 'qemu-system-ppc'),
-         qemu_binary='qemu-system-ppc64', firmware=('/usr/share/qemu/slof.bin',),
+         qemu_binary='qemu-system-ppc64', firmware=('/usr/share/qemu/vof.bin',),
          qemu_config='powerpcle.py',
          policy='ppc64le pseries: NET_IP_ALIGN 0 (arch override), 64K pages'),
 )
