@@ -25,14 +25,14 @@ def test_missing_cross_compiler_names_the_package() -> None:
 
 
 def test_missing_qemu_binary_names_the_package(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(deps.shutil, 'which', lambda name: None if 'qemu' in name else '/x')
+    monkeypatch.setattr('rxalign.deps.shutil.which', lambda name: None if 'qemu' in name else '/x')
     with pytest.raises(HarnessError) as err:
         deps.check_arch_tools(FAKE)
     assert 'qemu-system-fake not found' in err.value.message
 
 
 def test_missing_firmware_is_caught_before_the_build(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(deps.shutil, 'which', lambda name: '/usr/bin/' + name)
+    monkeypatch.setattr('rxalign.deps.shutil.which', lambda name: '/usr/bin/' + name)
     with pytest.raises(HarnessError) as err:
         deps.check_arch_tools(FAKE)
     assert err.value.status == Exit.ENVIRONMENT

@@ -63,7 +63,7 @@ def test_skip_without_reason_fails(parser: ModuleType) -> None:
     ('no_ktap.log', ['no KTAP output', 'did not boot']),
 ])
 def test_missing_results_are_infrastructure_failures(parser: ModuleType, fixture: str,
-                                                     words: list) -> None:
+                                                     words: List[str]) -> None:
     v = verdict_of(parser, fixture)
     assert v.exit == Exit.INFRA
     for w in words:
