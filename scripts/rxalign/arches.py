@@ -19,6 +19,7 @@ class Arch:
     firmware: Tuple[str, ...] = ()      # files QEMU loads at boot
     qemu_config: Optional[str] = None   # our own QemuArchParams file
     kmemleak_qemu_config: Optional[str] = None  # --debug: boots /init for the kmemleak scan
+    image: str = 'all'                  # make target of what QEMU boots (kernel_path)
     kconfig: Tuple[str, ...] = ()       # extra kconfig lines for this arch
     slim: Tuple[str, ...] = ()          # cuts on top of scripts/kconfig/slim.config
     default: bool = False               # part of a plain `run-kunit`
