@@ -31,7 +31,10 @@ class Arch:
 
 
 _PPC = ('gcc-powerpc64-linux-gnu', 'binutils-powerpc64-linux-gnu', 'qemu-system-ppc')
-_X86_SLIM = ('# CONFIG_ACPI is not set', '# CONFIG_CPU_MITIGATIONS is not set')
+_X86_SLIM = tuple(f'# CONFIG_{o} is not set' for o in (
+    'ACPI', 'CPU_MITIGATIONS', 'DMI', 'X86_VSYSCALL_EMULATION', 'X86_IOPL_IOPERM', 'X86_16BIT',
+    'MODIFY_LDT_SYSCALL', 'X86_5LEVEL', 'X86_INTEL_MEMORY_PROTECTION_KEYS',
+    'RANDOMIZE_BASE', 'IOMMU_SUPPORT', 'SERIO', 'DEVPORT'))
 _DATA = 'qemu-system-data'   # the firmware blobs under /usr/share/qemu
 
 
@@ -47,12 +50,13 @@ ARCHES: Tuple[Arch, ...] = (
          policy='NET_IP_ALIGN 0 (arch override), 4K pages'),
     Arch(name='powerpc', kunit_arch='powerpc', cross_compile='powerpc64-linux-gnu-',
          packages=_PPC, qemu_binary='qemu-system-ppc64',
-         firmware=('/usr/share/qemu/vof.bin',), qemu_config='powerpc.py', default=True,
+         firmware=('/usr/share/qemu/vof.bin',), qemu_config='powerpc.py', image='vmlinux',
+         default=True,
          policy='ppc64 pseries: NET_IP_ALIGN 0 (arch override), 64K pages'),
     Arch(name='powerpc32', kunit_arch='powerpc', cross_compile='powerpc64-linux-gnu-',
          packages=_PPC, qemu_binary='qemu-system-ppc',
          firmware=('/usr/share/qemu/openbios-ppc',),
-         qemu_config='powerpc32.py', default=True,
+         qemu_config='powerpc32.py', image='vmlinux', default=True,
          policy='ppc32 g3beige: NET_IP_ALIGN 2 (generic), 4K pages'),
     # The rest of kunit.py 6.12's QEMU configs, plus ppc64le and UML.
     Arch(name='i386', kunit_arch='i386', cross_compile='',
@@ -70,7 +74,7 @@ ARCHES: Tuple[Arch, ...] = (
     Arch(name='riscv', kunit_arch='riscv', cross_compile='riscv64-linux-gnu-',
          packages=_cross('gcc-riscv64-linux-gnu', 'qemu-system-misc'),
          qemu_binary='qemu-system-riscv64',
-         firmware=('/usr/share/qemu/opensbi-riscv64-generic-fw_dynamic.bin',),
+         firmware=('/usr/share/qemu/opensbi-riscv64-generic-fw_dynamic.bin',), image='Image',
          policy='rv64 virt: NET_IP_ALIGN 2 (generic)'),
     Arch(name='s390', kunit_arch='s390', cross_compile='s390x-linux-gnu-',
          packages=_cross('gcc-s390x-linux-gnu', 'qemu-system-misc'),
@@ -78,7 +82,7 @@ ARCHES: Tuple[Arch, ...] = (
          policy='NET_IP_ALIGN 2, NET_SKB_PAD 32 (arch override: 256-byte cache lines)'),
     Arch(name='m68k', kunit_arch='m68k', cross_compile='m68k-linux-gnu-',
          packages=_cross('gcc-m68k-linux-gnu', 'qemu-system-misc'),
-         qemu_binary='qemu-system-m68k',
+         qemu_binary='qemu-system-m68k', image='vmlinux',
          policy='m68k virt: NET_IP_ALIGN 2 (generic), big-endian'),
     Arch(name='sparc', kunit_arch='sparc', cross_compile='sparc64-linux-gnu-',
          packages=_cross('gcc-sparc64-linux-gnu', 'qemu-system-sparc'),
@@ -97,7 +101,7 @@ ARCHES: Tuple[Arch, ...] = (
     Arch(name='powerpcle', kunit_arch='powerpc', cross_compile='powerpc64le-linux-gnu-',
          packages=_cross('gcc-powerpc64le-linux-gnu', 'qemu-system-ppc'),
          qemu_binary='qemu-system-ppc64', firmware=('/usr/share/qemu/vof.bin',),
-         qemu_config='powerpcle.py',
+         qemu_config='powerpcle.py', image='vmlinux',
          policy='ppc64le pseries: NET_IP_ALIGN 0 (arch override), 64K pages'),
 )
 

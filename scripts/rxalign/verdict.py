@@ -245,7 +245,9 @@ def judge(run: ArchRun, expected: Dict[str, List[str]], parser: ModuleType,
     if run.phase_failed:
         text = run.build_log.read_text(errors='replace').splitlines() if run.build_log else []
         first = _first(BUILD_ERROR, text) or (text[-1] if text else 'no output')
-        v.cause = f'{run.arch}: kunit.py {run.phase_failed} failed: {first} (see {run.build_log})'
+        what = {'config': 'kunit.py config', 'build': 'build'}.get(run.phase_failed,
+                                                                   run.phase_failed)
+        v.cause = f'{run.arch}: {what} failed: {first} (see {run.build_log})'
         return v
     lines = run.ktap_log.read_text(errors='replace').splitlines() if run.ktap_log else []
     ktap_file = run.ktap_log or f'the {run.arch} results directory'

@@ -119,21 +119,21 @@ def test_a_rerun_with_nothing_changed_boots_without_building(
         logs = list(cache_root.glob('build/*/x86_64/calls.log'))
         return logs[0].read_text().split() if logs else []
     assert run(monkeypatch, fake_tree, tmp_path / 'a', 'pass.ktap') == Exit.OK
-    assert calls() == ['config', 'build', 'exec']
+    assert calls() == ['config', 'make', 'exec']
     assert run(monkeypatch, fake_tree, tmp_path / 'b', 'pass.ktap') == Exit.OK
     assert calls()[3:] == ['exec']
     assert 'were not run' in (tmp_path / 'b/x86_64/build.log').read_text()
-    # a changed source file is a new tree: built again, by kunit.py's make
-    # alone while the config inputs are those of the last good build
+    # a changed source file is a new tree: built again, by make alone while
+    # the config inputs are those of the last good build
     (fake_tree / 'net/core/skbuff.c').write_text('int skb_pad = 64;\n')
     assert run(monkeypatch, fake_tree, tmp_path / 'c', 'pass.ktap') == Exit.OK
     assert calls()[4:] == ['make', 'exec']
-    assert 'olddefconfig were not run' in (tmp_path / 'c/x86_64/build.log').read_text()
+    assert 'kunit.py config was not run' in (tmp_path / 'c/x86_64/build.log').read_text()
     # a changed config input: kunit.py configures and builds again
     monkeypatch.setattr(run_kunit, 'SLIM', tmp_path / 'no-slim.config')
     (tmp_path / 'no-slim.config').write_text('# CONFIG_SOUND is not set\n')
     assert run(monkeypatch, fake_tree, tmp_path / 'd', 'pass.ktap') == Exit.OK
-    assert calls()[6:] == ['config', 'build', 'exec']
+    assert calls()[6:] == ['config', 'make', 'exec']
 
 
 def test_a_make_that_drops_a_kunitconfig_line_fails_config(
@@ -148,10 +148,10 @@ def test_a_make_that_drops_a_kunitconfig_line_fails_config(
     (fake_tree / 'net/core/skbuff.c').write_text('int skb_pad = 64;\n')
     monkeypatch.setenv('RXALIGN_FAKE_MAKE', 'drop')
     assert run(monkeypatch, fake_tree, tmp_path / 'b', 'pass.ktap') == Exit.INFRA
-    assert 'kunit.py config failed: Missing: CONFIG_KUNIT=y' in capsys.readouterr().err
+    assert 'x86_64: kunit.py config failed: Missing: CONFIG_KUNIT=y' in capsys.readouterr().err
     monkeypatch.delenv('RXALIGN_FAKE_MAKE')
     assert run(monkeypatch, fake_tree, tmp_path / 'c', 'pass.ktap') == Exit.OK
-    assert calls()[3:] == ['make', 'config', 'build', 'exec']
+    assert calls()[3:] == ['make', 'config', 'make', 'exec']
 
 
 def test_a_failed_build_is_never_up_to_date(
