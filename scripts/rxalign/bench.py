@@ -6,8 +6,12 @@ Scenarios, for the selected arches together:
   incremental  one line of the test module changed: tree update, build, boot, verdict
   no-op        nothing changed: the whole run again
 Plain kunit.py is the tree's own `kunit.py run` with our kunitconfig, no
-ccache, no slim layer (ppc32 uses our QEMU config: 6.12 has none).  It is a
-benchmark, not a test: CI does not run it.
+ccache, no slim layer, the tree's own QEMU config where it has one for the
+arch (ppc32 and ppc64le use ours: 6.12 has none).  Every run of ours must
+give the results plain kunit.py gives (the same cases with the same
+statuses, the same policy facts), or the bench fails: a faster build that
+tests something else is no speed-up.  It is a benchmark, not a test: CI does
+not run it.
 """
 
 from __future__ import annotations
@@ -20,16 +24,25 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import arches, tree
 from .cache import Cache
 from .expected import expected_suites
-from .kunit_runner import RunSettings, run_arch
+from .kunit_runner import ArchRun, RunSettings, run_arch
 from .run_kunit import KUNITCONFIG, SLIM, TESTS_DIR, series_layers
-from .verdict import judge, load_kunit_parser
+from .verdict import Verdict, judge, load_kunit_parser
 
 SCENARIOS = ('cold', 'warm', 'incremental', 'no-op')
+
+
+Results = Tuple[str, Tuple[Tuple[str, str], ...], Tuple[Tuple[str, str], ...]]
+
+
+def results(v: Verdict) -> Results:
+    """What a run found, timings and logs aside: verdict, every case and status, the facts."""
+    return (v.status, tuple(sorted((c.name, c.status) for c in v.cases)),
+            tuple(sorted(v.facts.items())))
 
 
 def _plain(arch: arches.Arch, src: Path, build: Path, jobs: int) -> float:
@@ -37,7 +50,8 @@ def _plain(arch: arches.Arch, src: Path, build: Path, jobs: int) -> float:
     build.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, str(src / 'tools/testing/kunit/kunit.py'), 'run',
            f'--build_dir={build}', f'--kunitconfig={KUNITCONFIG}', f'--jobs={jobs}']
-    cfg = arch.qemu_config_path()
+    own = src / f'tools/testing/kunit/qemu_configs/{arch.name}.py'
+    cfg = None if own.is_file() else arch.qemu_config_path()
     cmd.append(f'--qemu_config={cfg}' if cfg else f'--arch={arch.kunit_arch}')
     if arch.cross_compile:
         cmd.append(f'--cross_compile={arch.cross_compile}')
@@ -51,7 +65,7 @@ def _plain(arch: arches.Arch, src: Path, build: Path, jobs: int) -> float:
 
 
 def _ours(selected: List[arches.Arch], cache: Cache, base: tree.Base, tests: Path,
-          jobs: int, out: Path) -> tuple[float, List[str]]:
+          jobs: int, out: Path) -> Tuple[float, List[Verdict]]:
     """Tree update + build + boot + verdict for every arch, as run-kunit does it."""
     start = time.monotonic()
     prepared = tree.prepare(cache, base, series_layers(tests), lambda m: None)
@@ -61,8 +75,7 @@ def _ours(selected: List[arches.Arch], cache: Cache, base: tree.Base, tests: Pat
     verdicts = []
     for a in selected:
         run = run_arch(a, settings, out / a.name, lambda m: None)
-        v = judge(run, expected_suites(tests), parser, 300)
-        verdicts.append(f'{a.name}={v.status}/{v.count("PASS")}')
+        verdicts.append(judge(run, expected_suites(tests), parser, 300))
     return time.monotonic() - start, verdicts
 
 
@@ -88,6 +101,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     plain['cold'] = sum(_plain(a, src, work / 'plain' / a.name, args.jobs) for a in selected)
     print('plain kunit.py, no-op', flush=True)
     plain['no-op'] = sum(_plain(a, src, work / 'plain' / a.name, args.jobs) for a in selected)
+    parser = load_kunit_parser(src / 'tools/testing/kunit')
+    reference = {a.name: results(judge(ArchRun(arch=a.name,
+                                               ktap_log=work / 'plain' / a.name / 'test.log'),
+                                       expected_suites(tests), parser, 300))
+                 for a in selected}
+    same = True
 
     for scenario in SCENARIOS:
         if scenario == 'cold':
@@ -100,7 +119,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f'ours, {scenario}', flush=True)
         ours[scenario], verdicts = _ours(selected, cache, base, tests, args.jobs,
                                          work / 'results' / scenario)
-        notes.append(f'- {scenario}: ' + ', '.join(verdicts))
+        differ = [v.arch for v in verdicts if results(v) != reference[v.arch]]
+        same = same and not differ
+        notes.append(f'- {scenario}: ' + ', '.join(
+            f'{v.arch}={v.status}/{v.count("PASS")} pass/{v.count("SKIP")} skip' for v in verdicts)
+            + ('; results as plain kunit.py\'s' if not differ
+               else f'; DIFFERENT from plain kunit.py: {", ".join(differ)}'))
 
     rows = [f'# scripts/bench: {", ".join(a.name for a in selected)}, {args.jobs} jobs', '',
             '| scenario | plain kunit.py (s) | rx-align (s) | ratio |', '|---|---|---|---|']
@@ -112,7 +136,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args.out.write_text(text)
     print(text)
     shutil.rmtree(work, ignore_errors=True)
-    return 0
+    return 0 if same else 1
 
 
 if __name__ == '__main__':

@@ -1,0 +1,39 @@
+"""scripts/bench compares every run of ours with plain kunit.py's results."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import ModuleType
+
+from rxalign.bench import results
+from rxalign.expected import expected_suites
+from rxalign.kunit_runner import ArchRun
+from rxalign.verdict import Verdict, judge
+
+from conftest import FIXTURES
+
+TESTS_DIR = Path(__file__).resolve().parents[2] / 'kunit-tests'
+
+
+def verdict(parser: ModuleType, log: Path) -> Verdict:
+    return judge(ArchRun(arch='x86_64', ktap_log=log), expected_suites(TESTS_DIR), parser, 300)
+
+
+def test_timings_and_logs_do_not_count(parser: ModuleType, tmp_path: Path) -> None:
+    copy = tmp_path / 'ktap.log'
+    copy.write_text((FIXTURES / 'pass.ktap').read_text())
+    a, b = verdict(parser, FIXTURES / 'pass.ktap'), verdict(parser, copy)
+    b.seconds['run'] = 99.0
+    assert results(a) == results(b)
+
+
+def test_a_changed_fact_a_lost_case_or_a_failure_counts(parser: ModuleType,
+                                                        tmp_path: Path) -> None:
+    """What a slim layer that changed the kernel under test would look like."""
+    ref = results(verdict(parser, FIXTURES / 'pass.ktap'))
+    text = (FIXTURES / 'pass.ktap').read_text()
+    fact = tmp_path / 'fact.log'
+    fact.write_text(text.replace('net_skb_pad=64', 'net_skb_pad=32', 1))
+    assert 'net_skb_pad=64' in text and results(verdict(parser, fact)) != ref
+    assert results(verdict(parser, FIXTURES / 'skip.ktap')) != ref
+    assert results(verdict(parser, FIXTURES / 'fail.ktap')) != ref
