@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import importlib
 import json
 import os
 import re
@@ -18,6 +19,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import ModuleType
 from typing import Callable, Dict, List, Optional, Tuple
 
 from .arches import Arch
@@ -83,10 +85,23 @@ def kunit_args(arch: Arch, s: RunSettings, build_dir: Path, kmemleak: bool = Fal
     args.append(f'--qemu_config={cfg}' if cfg else f'--arch={arch.kunit_arch}')
     if arch.cross_compile:
         args.append(f'--cross_compile={arch.cross_compile}')
-    if shutil.which('ccache'):
-        args.append(f'--make_options=CC=ccache {arch.cross_compile}gcc')
-        args.append('--make_options=HOSTCC=ccache gcc')
+    args += [f'--make_options={o}' for o in make_options(arch)]
     return args
+
+
+def make_options(arch: Arch) -> List[str]:
+    """What make gets besides ARCH and O: the compilers, through ccache."""
+    if not shutil.which('ccache'):
+        return []
+    return [f'CC=ccache {arch.cross_compile}gcc', 'HOSTCC=ccache gcc']
+
+
+def kunit_tool(kunit_tools: Path, name: str) -> ModuleType:
+    """One of the tree's tools/testing/kunit modules (kunit_parser, kunit_config, ...)."""
+    path = str(kunit_tools)
+    if path not in sys.path:
+        sys.path.insert(0, path)
+    return importlib.import_module(name)
 
 
 STAMP = '.rxalign-build-stamp'
@@ -120,30 +135,26 @@ def kunit_make(arch: Arch, s: RunSettings, build_dir: Path) -> List[str]:
     """The make `kunit.py build` runs (kunit_kernel.py), for the one image QEMU
     boots: `all compile_commands.json` builds every boot wrapper of the arch
     (ppc32 links and gzips four zImages nobody boots) and an editor index."""
-    cmd = ['make', arch.image, f'ARCH={arch.kunit_arch}', f'O={build_dir}', f'--jobs={s.jobs}']
-    if shutil.which('ccache'):
-        cmd += [f'CC=ccache {arch.cross_compile}gcc', 'HOSTCC=ccache gcc']
+    cmd = ['make', arch.image, f'ARCH={arch.kunit_arch}', f'O={build_dir}', f'--jobs={s.jobs}',
+           *make_options(arch)]
     if arch.cross_compile:
         cmd.append(f'CROSS_COMPILE={arch.cross_compile}')
     return cmd
 
 
-def _kconfig_entries(path: Path) -> Dict[str, str]:
-    """CONFIG_X -> value, as kunit_config.py reads .config and .kunitconfig."""
-    entries: Dict[str, str] = {}
-    for line in path.read_text(errors='replace').splitlines() if path.is_file() else []:
-        m = re.fullmatch(r'(CONFIG_\w+)=(.*)|# (CONFIG_\w+) is not set', line.strip())
-        if m:
-            entries[m[1] or m[3]] = m[2] if m[1] else 'n'
-    return entries
-
-
-def config_lost(build_dir: Path) -> List[str]:
-    """kunitconfig lines (as kunit.py saved them) the .config no longer has, the
-    check kunit.py's build makes after its olddefconfig."""
-    want = _kconfig_entries(build_dir / 'last_used_kunitconfig')
-    have = _kconfig_entries(build_dir / '.config')
-    return sorted(f'{k}={v}' for k, v in want.items() if have.get(k, 'n') != v)
+def config_lost(tree: Path, build_dir: Path) -> List[str]:
+    """The check `kunit.py build` makes after its olddefconfig
+    (kunit_kernel.validate_config), with kunit.py's own kconfig parser: the
+    lines of the kunitconfig kunit.py config saved that .config lost."""
+    saved = build_dir / 'last_used_kunitconfig'
+    if not saved.is_file():
+        return [f'{saved.name} (kunit.py config never finished here)']
+    kconfig = kunit_tool(tree / 'tools/testing/kunit', 'kunit_config')
+    want, have = kconfig.parse_file(str(saved)), kconfig.parse_file(str(build_dir / '.config'))
+    if want.is_subset_of(have):
+        return []
+    lost: List[str] = sorted(str(e) for e in set(want.as_entries()) - set(have.as_entries()))
+    return lost
 
 
 def _kernel_built(build_dir: Path) -> bool:
@@ -256,7 +267,7 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
         if rc != 0:
             result.phase_failed = name
             break
-        lost = config_lost(build_dir) if name == 'build' else []
+        lost = config_lost(s.tree, build_dir) if name == 'build' else []
         if lost:
             with open(build_log, 'a', encoding='utf-8') as out:
                 out.write('Not all Kconfig options selected in kunitconfig were in the '

@@ -16,16 +16,14 @@ The rules, in order; the first that matches decides:
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import io
 import re
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Tuple
 
 from .exitcodes import Exit
-from .kunit_runner import ArchRun
+from .kunit_runner import ArchRun, kunit_tool
 
 PASSED, FAILED, INFRA, ENVIRONMENT = 'passed', 'failed', 'infra', 'environment'
 KNOWN = 'known'   # results missing, but an expected-failures rule says so
@@ -89,11 +87,8 @@ class Verdict:
 
 def load_kunit_parser(kunit_tools: Path) -> ModuleType:
     """The tree's own KTAP parser, with its terminal output silenced."""
-    path = str(kunit_tools)
-    if path not in sys.path:
-        sys.path.insert(0, path)
-    parser = importlib.import_module('kunit_parser')
-    printer = importlib.import_module('kunit_printer')
+    parser = kunit_tool(kunit_tools, 'kunit_parser')
+    printer = kunit_tool(kunit_tools, 'kunit_printer')
     parser.stdout = printer.Printer(io.StringIO())  # type: ignore[attr-defined]
     return parser
 

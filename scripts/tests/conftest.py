@@ -96,7 +96,7 @@ def fake_tree(tmp_path: Path, kunit_tools: Path, monkeypatch: pytest.MonkeyPatch
     tree = tmp_path / 'linux'
     kunit = tree / 'tools/testing/kunit'
     kunit.mkdir(parents=True)
-    for f in ('kunit_parser.py', 'kunit_printer.py'):
+    for f in ('kunit_parser.py', 'kunit_printer.py', 'kunit_config.py'):
         (kunit / f).write_text((kunit_tools / f).read_text())
     (kunit / 'kunit.py').write_text(FAKE_KUNIT)
     (tree / 'Makefile').write_text('# fake\n')
