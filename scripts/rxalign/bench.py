@@ -26,11 +26,11 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from . import arches, tree
+from . import arches, series, tree
 from .cache import Cache
 from .expected import expected_suites
 from .kunit_runner import ArchRun, RunSettings, run_arch
-from .run_kunit import KUNITCONFIG, SLIM, TESTS_DIR, series_layers
+from .run_kunit import KUNITCONFIG, SLIM, TESTS_DIR
 from .verdict import Verdict, judge, load_kunit_parser
 
 SCENARIOS = ('cold', 'warm', 'incremental', 'no-op')
@@ -68,7 +68,7 @@ def _ours(selected: List[arches.Arch], cache: Cache, base: tree.Base, tests: Pat
           jobs: int, out: Path) -> Tuple[float, List[Verdict]]:
     """Tree update + build + boot + verdict for every arch, as run-kunit does it."""
     start = time.monotonic()
-    prepared = tree.prepare(cache, base, series_layers(tests), lambda m: None)
+    prepared = tree.prepare(cache, base, series.layers(tests), lambda m: None)
     settings = RunSettings(tree=prepared.path, cache=cache, base_id=base.base_id,
                            kunitconfigs=[KUNITCONFIG, SLIM], jobs=jobs, timeout=300)
     parser = load_kunit_parser(prepared.path / 'tools/testing/kunit')
@@ -96,7 +96,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     notes: List[str] = []
 
     # Tree preparation is the same for both and done once, before the clock.
-    src = tree.prepare(cache, base, series_layers(tests), print).path
+    src = tree.prepare(cache, base, series.layers(tests), print).path
     print('plain kunit.py, cold', flush=True)
     plain['cold'] = sum(_plain(a, src, work / 'plain' / a.name, args.jobs) for a in selected)
     print('plain kunit.py, no-op', flush=True)

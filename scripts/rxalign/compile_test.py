@@ -19,11 +19,10 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from . import arches, tree
+from . import arches, series, tree
 from .cache import Cache, Lock, default_root
 from .exitcodes import Exit, HarnessError
 from .kunit_runner import build_env, fmt_seconds
-from .run_kunit import series_layers, series_patches
 
 DEFCONFIG = {'x86_64': 'x86_64_defconfig', 'powerpc': 'ppc64_defconfig',
              'powerpc32': 'pmac32_defconfig', 'i386': 'i386_defconfig'}
@@ -100,7 +99,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyError as e:
         print(f'compile-test: error: unknown arch {e.args[0]!r}', file=sys.stderr)
         return int(Exit.USAGE)
-    patches = series_patches()
+    patches = series.all_patches()
     files = touched_c_files(patches)
     if not files:
         print('compile-test: the series touches no C file under drivers/ or net/')
@@ -112,7 +111,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     built: Dict[str, int] = {f: 0 for f in files}
     try:
         with Lock(cache):
-            src = tree.prepare(cache, base, series_layers(), print).path
+            src = tree.prepare(cache, base, series.layers(), print).path
             for a in selected:
                 start = time.monotonic()
                 log = (args.log_dir / f'{a.name}.log').resolve()

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
-from . import arches, deps, expected_failures, report, tree
+from . import arches, deps, expected_failures, report, series, tree
 from .cache import Cache, Lock, default_root
 from .exitcodes import Exit, HarnessError
 from .expected import expected_suites, module_functions
@@ -21,8 +21,7 @@ from .kunit_runner import RunSettings, fmt_seconds, run_arch
 from .verdict import ENVIRONMENT, Verdict, gate, judge, load_kunit_parser
 
 REPO = Path(__file__).resolve().parents[2]
-SERIES_DIR = REPO / 'kernel-patches'
-TESTS_DIR = REPO / 'kunit-tests'
+TESTS_DIR = series.TESTS_DIR
 KUNITCONFIG = REPO / 'kunitconfig'
 SLIM = REPO / 'scripts/kconfig/slim.config'
 DEBUG = REPO / 'scripts/kconfig/debug.config'
@@ -35,17 +34,6 @@ def say(msg: str) -> None:
 
 def error(msg: str) -> None:
     print(f'run-kunit: error: {msg}', file=sys.stderr, flush=True)
-
-
-def series_patches() -> List[Path]:
-    """kernel-patches/*.patch in order; the cover letter carries no diff."""
-    return sorted(p for p in SERIES_DIR.glob('*.patch') if not p.name.startswith('0000-'))
-
-
-def series_layers(tests_dir: Path = TESTS_DIR) -> List[tree.Layer]:
-    """The stack every job tests: kernel-patches/ applied with git am, then kunit-tests/."""
-    return [tree.Layer('series', patches=tuple(series_patches())),
-            tree.Layer('tests', tests_dir=tests_dir)]
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
@@ -117,10 +105,12 @@ def run(args: argparse.Namespace) -> int:
     partial = out.with_name(out.name + '.partial')
     with Lock(cache):
         base = tree.user_base(args.tree) if args.tree else tree.debian_base()
-        layers = series_layers()
+        layers = series.layers()
         if args.patches:
             layers.append(tree.Layer('extra', patches=tuple(args.patches)))
-        say(f'tree: {base.label} + {len(layers[0].patches)} patch(es) + kunit-tests'
+        say(f'tree: {base.label} + ' + ' + '.join(
+                f'{layer.name} ({len(layer.patches) + bool(layer.tests_dir)})'
+                for layer in layers[:len(series.SERIES)])
             + (f' + {len(args.patches)} extra patch(es)' if args.patches else ''))
         prepared = tree.prepare(cache, base, layers, say)
         say(f'tree ready: {prepared.path} at {prepared.head[:12]}'

@@ -18,12 +18,11 @@ import tempfile
 from pathlib import Path
 from typing import Counter, Optional, Sequence, Tuple
 
-from . import tree
+from . import series, tree
 from .audit import COCCI
 from .cache import Cache, Lock, default_root
 from .compile_test import touched_c_files
 from .exitcodes import Exit, HarnessError
-from .run_kunit import series_layers, series_patches
 
 # File -> what the series does there beyond patch mode, and why.
 HAND_EDITS = {
@@ -93,14 +92,14 @@ def compare(path: str, cocci: Lines, series: Lines) -> Tuple[bool, str]:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     p = argparse.ArgumentParser(prog='series-check', description=__doc__.split('\n')[0])
     p.parse_args(argv)
-    patches = series_patches()
+    patches = list(series.DRIVERS.patches())
     files = touched_c_files(patches)
     cache = Cache(default_root())
     base = tree.debian_base()
     bad = 0
     try:
         with Lock(cache):
-            src = tree.prepare(cache, base, series_layers(), print).path
+            src = tree.prepare(cache, base, series.layers(), print).path
             with tempfile.TemporaryDirectory(prefix='rx-align-series-') as tmp:
                 for f in files:
                     ok, why = compare(f, patch_mode(src, f, Path(tmp)), series_lines(src, f))

@@ -226,7 +226,7 @@ def _apply_patch(tree: Path, patch: Path, layer: str) -> None:
         _git(tree, 'am', '--abort', check=False)
         detail = (proc.stdout + proc.stderr).strip().splitlines()
         first = next((ln for ln in detail if 'error' in ln.lower()), detail[0] if detail else '')
-        what = 'the series in kernel-patches/' if layer == 'series' else '--patches'
+        what = '--patches' if layer == 'extra' else f'the series in kernel-patches/{layer}/'
         raise HarnessError(Exit.PATCH, f'{patch} from {what} does not apply to the tree '
                            f'(git am: {first}); rebase it on the tree named in the report')
 

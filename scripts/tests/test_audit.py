@@ -11,7 +11,7 @@ import pytest
 
 from rxalign import audit
 
-SERIES = Path(__file__).resolve().parents[2] / 'kernel-patches'
+SERIES = Path(__file__).resolve().parents[2] / 'kernel-patches' / 'coccinelle'
 
 DRIVER = textwrap.dedent('''\
     #include <linux/netdevice.h>

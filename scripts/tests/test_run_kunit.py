@@ -8,7 +8,7 @@ from typing import List, Tuple
 
 import pytest
 
-from rxalign import deps, run_kunit
+from rxalign import deps, run_kunit, series
 from rxalign.cache import Cache, Lock
 from rxalign.exitcodes import Exit, HarnessError
 
@@ -21,7 +21,9 @@ def no_installs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(deps, 'ensure_packages', lambda pkgs, log: None)
     monkeypatch.setattr(deps, 'check_arch_tools', lambda arch: None)
     (tmp_path / 'no-series').mkdir()
-    monkeypatch.setattr(run_kunit, 'SERIES_DIR', tmp_path / 'no-series')
+    monkeypatch.setattr(series, 'SERIES_DIR', tmp_path / 'no-series')
+    # the saved logs come from the suite as it was then
+    monkeypatch.setattr(run_kunit, 'TESTS_DIR', FIXTURES / 'kunit-tests')
 
 
 def run(monkeypatch: pytest.MonkeyPatch, tree: Path, out: Path, ktap: str, mode: str = 'pass',

@@ -1,0 +1,59 @@
+"""The series in kernel-patches/, as they are mailed, in the order every run applies them.
+
+Each series is a directory of `git format-patch` output (0000-cover-letter.patch
+first, which carries no diff).  The KUnit tests are the one series whose
+patch is not stored: the harness commits kunit-tests/ into the test tree
+with kunit-tests/commit-message, and `git format-patch` there mails it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import List, Optional, Tuple
+
+from . import tree
+
+REPO = Path(__file__).resolve().parents[2]
+SERIES_DIR = REPO / 'kernel-patches'
+TESTS_DIR = REPO / 'kunit-tests'
+COVER_LETTER = '0000-cover-letter.patch'
+
+
+@dataclasses.dataclass(frozen=True)
+class Series:
+    name: str                           # kernel-patches/<name>/, and the tree layer
+    mailed_to: str                      # the tree and audience, for humans
+    tests_dir: Optional[Path] = None    # the patch is kunit-tests/, committed by us
+
+    @property
+    def directory(self) -> Path:
+        return SERIES_DIR / self.name
+
+    def patches(self) -> Tuple[Path, ...]:
+        return tuple(sorted(p for p in self.directory.glob('*.patch')
+                            if p.name != COVER_LETTER))
+
+    def layer(self, tests_dir: Optional[Path] = None) -> tree.Layer:
+        return tree.Layer(self.name, patches=self.patches(),
+                          tests_dir=(tests_dir or self.tests_dir) if self.tests_dir else None)
+
+
+# Fixes go to net, and net reaches net-next before the tests that need them.
+SERIES: Tuple[Series, ...] = (
+    Series('net', 'net: the bugs the suite found, with Fixes: tags'),
+    Series('net-next', 'net-next: the KUnit suites', tests_dir=TESTS_DIR),
+    Series('coccinelle', 'the Coccinelle maintainers: the semantic patch behind the audit'),
+    Series('drivers-rfc', 'net-next, as an RFC: the drivers the semantic patch converts'),
+)
+BY_NAME = {s.name: s for s in SERIES}
+DRIVERS = BY_NAME['drivers-rfc']
+
+
+def layers(tests_dir: Optional[Path] = None) -> List[tree.Layer]:
+    """The stack every job tests, in the order above (@tests_dir: a copy of kunit-tests/)."""
+    return [s.layer(tests_dir) for s in SERIES]
+
+
+def all_patches() -> List[Path]:
+    return [p for s in SERIES for p in s.patches()]
