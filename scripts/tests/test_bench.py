@@ -12,7 +12,8 @@ from rxalign.verdict import Verdict, judge
 
 from conftest import FIXTURES
 
-TESTS_DIR = Path(__file__).resolve().parents[2] / 'kunit-tests'
+# The saved logs come from the suite as it was then: judge them against it.
+TESTS_DIR = Path(__file__).resolve().parent / 'fixtures' / 'kunit-tests'
 
 
 def verdict(parser: ModuleType, log: Path) -> Verdict:

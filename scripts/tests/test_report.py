@@ -20,7 +20,8 @@ from rxalign.verdict import judge
 
 from conftest import FIXTURES
 
-TESTS_DIR = Path(__file__).resolve().parents[2] / 'kunit-tests'
+# The saved logs come from the suite as it was then: judge them against it.
+TESTS_DIR = Path(__file__).resolve().parent / 'fixtures' / 'kunit-tests'
 XSD = Path(__file__).resolve().parent / 'junit.xsd'
 
 

@@ -9,13 +9,15 @@ from typing import List
 import pytest
 
 from rxalign.exitcodes import Exit
+from rxalign import run_kunit
 from rxalign.expected import expected_suites, module_functions
 from rxalign.kunit_runner import ArchRun
 from rxalign.verdict import judge
 
 from conftest import FIXTURES
 
-TESTS_DIR = Path(__file__).resolve().parents[2] / 'kunit-tests'
+# The saved logs come from the suite as it was then: judge them against it.
+TESTS_DIR = Path(__file__).resolve().parent / 'fixtures' / 'kunit-tests'
 
 
 def run_of(fixture: str, **kw: object) -> ArchRun:
@@ -88,8 +90,12 @@ def test_build_failure_quotes_the_compiler(parser: ModuleType, tmp_path: Path) -
 
 
 def test_expected_suites_come_from_the_source() -> None:
-    suites = expected_suites(TESTS_DIR)
-    assert set(suites) == {'net_rx_align_policy', 'net_rx_align_alloc', 'net_rx_align_iphdr'}
+    assert set(expected_suites(TESTS_DIR)) == {'net_rx_align_policy', 'net_rx_align_alloc',
+                                               'net_rx_align_iphdr'}
+    suites = expected_suites(run_kunit.TESTS_DIR)
+    assert set(suites) == {'net_rx_align_policy', 'net_rx_align_alloc', 'net_rx_align_iphdr',
+                           'net_rx_align_frag', 'net_rx_align_gro', 'net_rx_align_xdp'}
+    assert 'rx_veth_xdp' in suites['net_rx_align_xdp']
     assert 'rx_policy_table' in suites['net_rx_align_policy']
     assert 'rx_napi_alloc' in suites['net_rx_align_alloc']
 

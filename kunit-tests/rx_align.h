@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Shared by the receive buffer alignment KUnit suites: what each
+ * architecture promises, and the frames the suites receive.
+ *
+ * Expectations come from the policy table below, never from NET_IP_ALIGN
+ * or NET_SKB_PAD themselves, so that a kernel whose macros drift from the
+ * architecture's promise fails every case that depends on them.
+ */
+#ifndef _NET_CORE_TESTS_RX_ALIGN_H
+#define _NET_CORE_TESTS_RX_ALIGN_H
+
+#include <kunit/test.h>
+#include <linux/etherdevice.h>
+#include <linux/if_vlan.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <linux/utsname.h>
+#include <net/checksum.h>
+
+static inline const char *rx_arch(void)
+{
+	return init_utsname()->machine;
+}
+
+/* ---- What each architecture promises (arch/{*}/include/asm on 6.12) ---- */
+
+#define RX_DEFAULT_SKB_PAD (L1_CACHE_BYTES > 32 ? L1_CACHE_BYTES : 32)
+
+struct rx_policy {
+	const char *who;
+	bool applies;
+	unsigned int ip_align;
+	unsigned int skb_pad;
+};
+
+static const struct rx_policy rx_policies[] = {
+	/* asm/processor.h: unaligned loads are cheap, unaligned DMA is not */
+	{ "x86", IS_ENABLED(CONFIG_X86), 0, RX_DEFAULT_SKB_PAD },
+	{ "arm64", IS_ENABLED(CONFIG_ARM64), 0, RX_DEFAULT_SKB_PAD },
+	{ "ppc64", IS_ENABLED(CONFIG_PPC64), 0, RX_DEFAULT_SKB_PAD },
+	/* asm/cache.h: 256-byte cache lines would waste a pad of their size */
+	{ "s390", IS_ENABLED(CONFIG_S390), 2, 32 },
+	/* include/linux/skbuff.h defaults */
+	{ "generic", true, 2, RX_DEFAULT_SKB_PAD },
+};
+
+static inline const struct rx_policy *rx_policy(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(rx_policies) - 1; i++)
+		if (rx_policies[i].applies)
+			return &rx_policies[i];
+	return &rx_policies[i];
+}
+
+/* Where the network header of a received frame must start, mod 4. */
+static inline unsigned int rx_nh_want(void)
+{
+	return (rx_policy()->ip_align + ETH_HLEN) % 4;
+}
+
+/* The largest power of two that divides @addr, up to PAGE_SIZE. */
+static inline unsigned long rx_alignment(unsigned long addr)
+{
+	return addr ? min(addr & -addr, PAGE_SIZE) : PAGE_SIZE;
+}
+
+/* ---- The frames every suite receives ---- */
+
+enum rx_frame { RX_IPV4, RX_IPV6, RX_VLAN_IPV4, RX_NR_FRAMES };
+
+static const char * const rx_frame_names[RX_NR_FRAMES] = {
+	"ipv4", "ipv6", "vlan_ipv4",
+};
+
+/* Length of the headers in front of the IP header. */
+static inline unsigned int rx_frame_hlen(enum rx_frame frame)
+{
+	return frame == RX_VLAN_IPV4 ? VLAN_ETH_HLEN : ETH_HLEN;
+}
+
+static inline __be16 rx_frame_proto(enum rx_frame frame)
+{
+	return htons(frame == RX_IPV6 ? ETH_P_IPV6 : ETH_P_IP);
+}
+
+/*
+ * Lay out @len bytes as the device's DMA would: Ethernet (+ 802.1Q) to
+ * @dest, a valid IPv4 (checksummed) or IPv6 UDP header, zeroed payload.
+ */
+static inline void rx_fill_frame(u8 *buf, enum rx_frame frame,
+				 unsigned int len, const u8 *dest)
+{
+	unsigned int off = rx_frame_hlen(frame);
+	unsigned int ip_len = len - off;
+	struct iphdr ip4 = {
+		.version = 4, .ihl = 5, .ttl = 64, .protocol = IPPROTO_UDP,
+		.tot_len = htons(ip_len),
+		.saddr = htonl(0xc0000201), .daddr = htonl(0xc0000202),
+	};
+	struct ipv6hdr ip6 = {
+		.version = 6, .nexthdr = IPPROTO_UDP, .hop_limit = 64,
+		.payload_len = htons(ip_len - sizeof(ip6)),
+		.saddr.s6_addr = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 },
+		.daddr.s6_addr = { 0x20, 0x01, 0x0d, 0xb8, [15] = 2 },
+	};
+	struct vlan_ethhdr eth = {
+		.h_source = { 0x02, 0, 0, 0, 0, 1 },
+	};
+
+	memset(buf, 0, len);
+	ether_addr_copy(eth.h_dest, dest);
+	eth.h_vlan_proto = rx_frame_proto(frame);
+	if (frame == RX_VLAN_IPV4) {
+		eth.h_vlan_proto = htons(ETH_P_8021Q);
+		eth.h_vlan_TCI = htons(100);
+		eth.h_vlan_encapsulated_proto = htons(ETH_P_IP);
+	}
+	memcpy(buf, &eth, off);
+	if (frame == RX_IPV6) {
+		memcpy(buf + off, &ip6, sizeof(ip6));
+	} else {
+		ip4.check = ip_fast_csum(&ip4, ip4.ihl);
+		memcpy(buf + off, &ip4, sizeof(ip4));
+	}
+}
+
+/* The smallest frame of each kind the suites send: headers only. */
+static inline unsigned int rx_frame_min(enum rx_frame frame)
+{
+	return rx_frame_hlen(frame) + (frame == RX_IPV6 ? sizeof(struct ipv6hdr) :
+						       sizeof(struct iphdr));
+}
+
+/*
+ * The network header at @nh must start where the policy puts it: with a
+ * pad of 2 on a 4-byte boundary, without it 2 bytes past one.  @what names
+ * the path and frame in the message.
+ */
+static inline void rx_expect_nh(struct kunit *test, const void *nh,
+				const char *what)
+{
+	unsigned long addr = (unsigned long)nh;
+
+	KUNIT_EXPECT_EQ_MSG(test, addr % 4, rx_nh_want(),
+			    "arch %s, %s: IP header at page offset %lu is %lu past a 4-byte boundary, the arch's NET_IP_ALIGN %u puts it %u past",
+			    rx_arch(), what, addr & ~PAGE_MASK, addr % 4,
+			    rx_policy()->ip_align, rx_nh_want());
+}
+
+/*
+ * skb_shared_info holds atomics (dataref): a CPU without unaligned atomics
+ * faults on the first skb_clone() of an skb whose head puts it off its
+ * natural alignment.
+ */
+static inline void rx_expect_shinfo(struct kunit *test, unsigned long shinfo,
+				    const char *what)
+{
+	KUNIT_EXPECT_TRUE_MSG(test,
+			      IS_ALIGNED(shinfo, __alignof__(struct skb_shared_info)),
+			      "arch %s, %s: skb_shared_info at page offset %lu, not aligned to %zu",
+			      rx_arch(), what, shinfo & ~PAGE_MASK,
+			      __alignof__(struct skb_shared_info));
+}
+
+/* ---- Taps that record where our frames land ---- */
+
+#define RX_TAP_MAX 8
+
+struct rx_tap_seen {
+	unsigned long nh;	/* the network header */
+	unsigned long shinfo;
+	unsigned int headroom;
+	bool pp_recycle;
+};
+
+struct rx_tap {
+	struct packet_type pt[2];
+	struct completion seen;		/* @want frames arrived */
+	unsigned int want;
+	unsigned int n;
+	struct rx_tap_seen frames[RX_TAP_MAX];
+};
+
+/* Ours: sent from 192.0.2.1 or 2001:db8::1 (rx_fill_frame()). */
+static inline bool rx_is_ours(const struct sk_buff *skb)
+{
+	struct ipv6hdr _ip6, *ip6;
+	struct iphdr _ip4, *ip4;
+
+	if (skb->protocol == htons(ETH_P_IP)) {
+		ip4 = skb_header_pointer(skb, 0, sizeof(_ip4), &_ip4);
+		return ip4 && ip4->saddr == htonl(0xc0000201);
+	}
+	if (skb->protocol != htons(ETH_P_IPV6))
+		return false;
+	ip6 = skb_header_pointer(skb, 0, sizeof(_ip6), &_ip6);
+	return ip6 && ip6->saddr.s6_addr[0] == 0x20 &&
+	       ip6->saddr.s6_addr[15] == 1;
+}
+
+static inline void rx_tap_record(struct rx_tap *tap, const struct sk_buff *skb)
+{
+	struct rx_tap_seen *seen;
+
+	if (!rx_is_ours(skb) || tap->n == ARRAY_SIZE(tap->frames))
+		return;
+	seen = &tap->frames[tap->n++];
+	seen->nh = (unsigned long)skb->data;
+	seen->shinfo = (unsigned long)skb_shinfo(skb);
+	seen->headroom = skb_headroom(skb);
+	seen->pp_recycle = skb->pp_recycle;
+	if (tap->n == tap->want)
+		complete(&tap->seen);
+}
+
+/* A protocol handler: what ip_rcv() and ipv6_rcv() do before they read. */
+static inline int rx_tap_rcv(struct sk_buff *skb, struct net_device *dev,
+			     struct packet_type *pt,
+			     struct net_device *orig_dev)
+{
+	unsigned int hlen = skb->protocol == htons(ETH_P_IP) ?
+			    sizeof(struct iphdr) : sizeof(struct ipv6hdr);
+
+	skb = skb_share_check(skb, GFP_ATOMIC);
+	if (!skb)
+		return NET_RX_DROP;
+	if (pskb_may_pull(skb, hlen))
+		rx_tap_record(pt->af_packet_priv, skb);
+	kfree_skb(skb);
+	return NET_RX_SUCCESS;
+}
+
+/*
+ * A sniffer (ETH_P_ALL): sees the frame before any protocol and touches
+ * nothing, so a head a clone would fault on is recorded, not cloned.
+ */
+static inline int rx_tap_sniff(struct sk_buff *skb, struct net_device *dev,
+			       struct packet_type *pt,
+			       struct net_device *orig_dev)
+{
+	rx_tap_record(pt->af_packet_priv, skb);
+	consume_skb(skb);
+	return NET_RX_SUCCESS;
+}
+
+static inline void rx_tap_del(void *data)
+{
+	struct rx_tap *tap = data;
+
+	dev_remove_pack(&tap->pt[0]);
+	if (tap->pt[1].func)
+		dev_remove_pack(&tap->pt[1]);
+}
+
+/*
+ * Record our frames on @dev, as the IPv4 and IPv6 handlers get them, or
+ * (@sniff) as a packet socket does; complete once @want of them arrived.
+ */
+static inline struct rx_tap *rx_tap_add(struct kunit *test,
+					struct net_device *dev,
+					unsigned int want, bool sniff)
+{
+	struct rx_tap *tap = kunit_kzalloc(test, sizeof(*tap), GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, tap);
+	init_completion(&tap->seen);
+	tap->want = want;
+	for (i = 0; i < (sniff ? 1 : 2); i++) {
+		tap->pt[i].type = htons(sniff ? ETH_P_ALL : i ? ETH_P_IPV6 : ETH_P_IP);
+		tap->pt[i].dev = dev;
+		tap->pt[i].func = sniff ? rx_tap_sniff : rx_tap_rcv;
+		tap->pt[i].af_packet_priv = tap;
+		dev_add_pack(&tap->pt[i]);
+	}
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rx_tap_del, tap),
+			0);
+	return tap;
+}
+
+#endif /* _NET_CORE_TESTS_RX_ALIGN_H */

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for receive buffer alignment on the GRO frags path.
+ *
+ * A driver that uses napi_get_frags()/napi_gro_frags() hands the stack
+ * only page fragments; the kernel allocates the skb head itself
+ * (napi_alloc_skb() in napi_get_frags()), copies the Ethernet header into
+ * it, and the protocol pulls its header in behind.  When GRO merges a
+ * segment into an earlier one it keeps the emptied skb for the driver's
+ * next frame and restores its headroom itself (napi_reuse_skb()).  So the
+ * alignment of every IP header the stack reads on this path is the
+ * kernel's decision, twice over.
+ *
+ * The cases run a real NAPI instance: its poll function does what such a
+ * driver does, and a protocol handler records where the IP header is when
+ * the frame reaches the stack.
+ */
+
+#include <kunit/resource.h>
+#include <kunit/test.h>
+#include <linux/netdevice.h>
+#include <linux/tcp.h>
+#include <net/gro.h>
+
+#include "rx_align.h"
+
+KUNIT_DEFINE_ACTION_WRAPPER(rx_free_netdev, free_netdev, struct net_device *);
+KUNIT_DEFINE_ACTION_WRAPPER(rx_napi_del, netif_napi_del, struct napi_struct *);
+KUNIT_DEFINE_ACTION_WRAPPER(rx_napi_disable, napi_disable,
+			    struct napi_struct *);
+
+#define RX_GRO_MAX	4
+/* TCP segments GRO can merge: same flow, consecutive, full-sized. */
+#define RX_GRO_MSS	1000
+
+/* One frame of the poll: a UDP frame, or segment @seg of a TCP flow. */
+struct rx_gro_frame {
+	enum rx_frame frame;
+	unsigned int len;
+	bool tcp;
+	unsigned int seg;
+};
+
+struct rx_gro_param {
+	const char *name;
+	unsigned int n;
+	struct rx_gro_frame frames[RX_GRO_MAX];
+	bool merge;		/* frame 1 merges into frame 0; 2 reuses 1's skb */
+};
+
+#define RX_TCP_LEN (ETH_HLEN + sizeof(struct iphdr) + sizeof(struct tcphdr) + \
+		    RX_GRO_MSS)
+
+static const struct rx_gro_param rx_gro_params[] = {
+	{ "ipv4", 1, { { RX_IPV4, ETH_FRAME_LEN } } },
+	{ "ipv6", 1, { { RX_IPV6, ETH_FRAME_LEN } } },
+	{ "vlan_ipv4", 1, { { RX_VLAN_IPV4, ETH_FRAME_LEN + VLAN_HLEN } } },
+	{ "ipv4_min", 1, { { RX_IPV4, ETH_ZLEN } } },
+	{ "tcp_merge_then_reuse", 3,
+	  { { RX_IPV4, RX_TCP_LEN, true, 0 }, { RX_IPV4, RX_TCP_LEN, true, 1 },
+	    { RX_IPV4, ETH_FRAME_LEN } }, .merge = true },
+};
+
+KUNIT_ARRAY_PARAM_DESC(rx_gro, rx_gro_params, name);
+
+struct rx_gro {
+	struct net_device *dev;
+	struct napi_struct napi;
+	struct completion polled;
+	const struct rx_gro_param *p;
+	/* what the poll saw of each frame */
+	struct sk_buff *skb[RX_GRO_MAX];
+	unsigned int headroom[RX_GRO_MAX];
+	gro_result_t ret[RX_GRO_MAX];
+	unsigned int done;
+};
+
+/* Segment @seg of one TCP flow from 192.0.2.1, checksummed IP header. */
+static void rx_fill_tcp(u8 *buf, unsigned int seg, const u8 *dest)
+{
+	struct iphdr ip4 = {
+		.version = 4, .ihl = 5, .ttl = 64, .protocol = IPPROTO_TCP,
+		.frag_off = htons(IP_DF), .id = htons(seg),
+		.tot_len = htons(RX_TCP_LEN - ETH_HLEN),
+		.saddr = htonl(0xc0000201), .daddr = htonl(0xc0000202),
+	};
+	struct tcphdr th = {
+		.source = htons(9), .dest = htons(9),
+		.seq = htonl(1 + seg * RX_GRO_MSS), .ack_seq = htonl(1),
+		.doff = sizeof(th) / 4, .ack = 1, .window = htons(1024),
+	};
+
+	rx_fill_frame(buf, RX_IPV4, RX_TCP_LEN, dest);
+	ip4.check = ip_fast_csum(&ip4, ip4.ihl);
+	memcpy(buf + ETH_HLEN, &ip4, sizeof(ip4));
+	memcpy(buf + ETH_HLEN + sizeof(ip4), &th, sizeof(th));
+}
+
+/* What a napi_gro_frags() driver's poll does with each received buffer. */
+static int rx_gro_poll(struct napi_struct *napi, int budget)
+{
+	struct rx_gro *gro = container_of(napi, struct rx_gro, napi);
+	unsigned int i;
+
+	for (i = 0; i < gro->p->n && i < budget; i++) {
+		const struct rx_gro_frame *f = &gro->p->frames[i];
+		struct sk_buff *skb = napi_get_frags(napi);
+		struct page *page;
+		u8 *buf;
+
+		if (!skb)
+			break;
+		page = dev_alloc_page();
+		if (!page)
+			break;
+		gro->skb[i] = skb;
+		gro->headroom[i] = skb_headroom(skb);
+		/* the device wrote the frame where NET_IP_ALIGN tells it */
+		buf = page_address(page) + NET_IP_ALIGN;
+		if (f->tcp)
+			rx_fill_tcp(buf, f->seg, napi->dev->dev_addr);
+		else
+			rx_fill_frame(buf, f->frame, f->len, napi->dev->dev_addr);
+		skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, page,
+				NET_IP_ALIGN, f->len, PAGE_SIZE);
+		/* the device verified the checksums */
+		skb->ip_summed = CHECKSUM_UNNECESSARY;
+		gro->ret[i] = napi_gro_frags(napi);
+	}
+	gro->done = i;
+	napi_complete_done(napi, i);
+	complete(&gro->polled);
+	return i;
+}
+
+static void rx_gro_frags(struct kunit *test)
+{
+	const struct rx_gro_param *p = test->param_value;
+	const struct rx_policy *pol = rx_policy();
+	struct rx_tap *tap;
+	struct rx_gro *gro;
+	unsigned int i, want = p->merge ? p->n - 1 : p->n;
+	char what[64];
+
+	/* Only TCP GRO merges segments and frees the second skb's head. */
+	if (p->merge && !IS_ENABLED(CONFIG_INET))
+		kunit_skip(test, "CONFIG_INET is not set: no TCP GRO to merge segments");
+
+	gro = kunit_kzalloc(test, sizeof(*gro), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, gro);
+	gro->p = p;
+	init_completion(&gro->polled);
+	gro->dev = alloc_netdev_dummy(0);
+	KUNIT_ASSERT_NOT_NULL(test, gro->dev);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rx_free_netdev,
+							gro->dev), 0);
+	/* what register_netdevice() turns on for a driver's device */
+	gro->dev->features |= NETIF_F_GRO;
+	netif_napi_add(gro->dev, &gro->napi, rx_gro_poll);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rx_napi_del,
+							&gro->napi), 0);
+	tap = rx_tap_add(test, gro->dev, want, false);
+	napi_enable(&gro->napi);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rx_napi_disable,
+							&gro->napi), 0);
+
+	local_bh_disable();
+	napi_schedule(&gro->napi);
+	local_bh_enable();
+	KUNIT_ASSERT_TRUE_MSG(test,
+			      wait_for_completion_timeout(&gro->polled, HZ),
+			      "%s: the NAPI poll never ran", p->name);
+	KUNIT_ASSERT_EQ_MSG(test, gro->done, p->n,
+			    "%s: the poll handed %u of %u frames to GRO",
+			    p->name, gro->done, p->n);
+
+	/* napi_get_frags(): the head napi_alloc_skb() made, or a reused one */
+	for (i = 0; i < p->n; i++)
+		KUNIT_EXPECT_EQ_MSG(test, gro->headroom[i],
+				    pol->skb_pad + pol->ip_align,
+				    "arch %s, %s: frame %u: napi_get_frags() headroom %u, the arch promises a pad of %u + NET_IP_ALIGN %u",
+				    rx_arch(), p->name, i, gro->headroom[i],
+				    pol->skb_pad, pol->ip_align);
+	if (p->merge) {
+		KUNIT_EXPECT_EQ_MSG(test, gro->ret[0], GRO_HELD,
+				    "%s: the first segment was not held", p->name);
+		KUNIT_EXPECT_EQ_MSG(test, gro->ret[1], GRO_MERGED_FREE,
+				    "%s: the second segment was not merged", p->name);
+		KUNIT_EXPECT_PTR_EQ_MSG(test, gro->skb[2], gro->skb[1],
+					"%s: napi_get_frags() did not reuse the merged skb",
+					p->name);
+	}
+
+	KUNIT_ASSERT_TRUE_MSG(test, wait_for_completion_timeout(&tap->seen, HZ),
+			      "%s: %u of %u frames reached the stack", p->name,
+			      tap->n, want);
+	for (i = 0; i < tap->n; i++) {
+		kunit_info(test, "%s: frame %u: headroom %u, IP header at %lu mod 4\n",
+			   p->name, i, tap->frames[i].headroom,
+			   tap->frames[i].nh % 4);
+		snprintf(what, sizeof(what), "GRO frags, %s, frame %u", p->name,
+			 i);
+		rx_expect_nh(test, (void *)tap->frames[i].nh, what);
+		rx_expect_shinfo(test, tap->frames[i].shinfo, what);
+	}
+}
+
+static struct kunit_case rx_gro_cases[] = {
+	KUNIT_CASE_PARAM(rx_gro_frags, rx_gro_gen_params),
+	{}
+};
+
+static struct kunit_suite rx_gro_suite = {
+	.name = "net_rx_align_gro",
+	.test_cases = rx_gro_cases,
+};
+
+kunit_test_suite(rx_gro_suite);
+
+MODULE_DESCRIPTION("KUnit tests for receive buffer alignment on the GRO frags path");
+MODULE_LICENSE("GPL");
