@@ -19,17 +19,18 @@ def case(name: str, message: str) -> Dict[str, str]:
 
 
 def test_killed_when_every_intended_case_fails_as_expected() -> None:
-    r = results([case('net_rx_align_alloc.rx_napi_alloc.napi_alloc_skb len=60',
-                      'headroom 66, expected pad 64'),
-                 case('net_rx_align_alloc.rx_napi_alloc.napi_alloc_skb len=64',
-                      'DMA start at page offset 66, not aligned to 64'),
+    r = results([case('net_rx_align_alloc.rx_napi_alloc.napi_alloc_skb',
+                      'len 60: headroom 66, the arch promises a pad of 64 || '
+                      'len 64: DMA start (data - 0) at page offset 66, not aligned to 64'),
                  case('net_rx_align_iphdr.rx_ipv4_header.napi_alloc_skb',
-                      'IP header at page offset 80 is 0 past')])
+                      'IP header at page offset 80 is 0 past'),
+                 case('net_rx_align_gro.rx_gro_frags.ipv4',
+                      'frame 0: napi_get_frags() headroom 66, the arch promises')])
     assert mutations.judge(M, Exit.TEST_FAILED, r).killed
 
 
 def test_survives_when_the_wrong_assertion_fires() -> None:
-    r = results([case('net_rx_align_alloc.rx_napi_alloc.napi_alloc_skb len=60', 'tailroom')])
+    r = results([case('net_rx_align_alloc.rx_napi_alloc.napi_alloc_skb', 'tailroom')])
     o = mutations.judge(M, Exit.TEST_FAILED, r)
     assert not o.killed and 'headroom 66' in o.detail
 
