@@ -16,7 +16,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rxalign import verdict  # noqa: E402
 
-FIXTURES = Path(__file__).resolve().parent / 'fixtures'
 TARBALL = Path('/usr/src/linux-source-6.12.tar.xz')
 
 

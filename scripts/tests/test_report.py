@@ -18,7 +18,7 @@ from rxalign.expected import expected_suites
 from rxalign.kunit_runner import ArchRun
 from rxalign.verdict import judge
 
-from conftest import FIXTURES
+import faults
 
 TESTS_DIR = Path(__file__).resolve().parents[2] / 'kunit-tests'
 XSD = Path(__file__).resolve().parent / 'junit.xsd'
@@ -28,7 +28,7 @@ def results_dir(parser: ModuleType, tmp: Path, name: str,
                 runs: Dict[str, str], finished: str = '2026-12-03T00:00:00+00:00') -> Path:
     arches: Dict[str, Any] = {}
     for arch, fixture in runs.items():
-        v = judge(ArchRun(arch=arch, ktap_log=FIXTURES / fixture), expected_suites(TESTS_DIR),
+        v = judge(ArchRun(arch=arch, ktap_log=faults.path(fixture)), expected_suites(TESTS_DIR),
                   parser, 300)
         arches[arch] = v.to_json()
     d = tmp / name
@@ -38,8 +38,8 @@ def results_dir(parser: ModuleType, tmp: Path, name: str,
 
 
 def test_the_files_agree(parser: ModuleType, tmp_path: Path) -> None:
-    d = results_dir(parser, tmp_path, 'r', {'x86_64': 'pass.ktap', 'powerpc32': 'fail.ktap',
-                                             'powerpc': 'panic_mid_suite.ktap'})
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': 'pass', 'powerpc32': 'fail',
+                                             'powerpc': 'panic_mid_suite'})
     for f in report.REPORT_FILES:
         assert (d / f).exists(), f
     data = json.loads((d / 'results.json').read_text())
@@ -61,16 +61,16 @@ def test_the_files_agree(parser: ModuleType, tmp_path: Path) -> None:
 
 @pytest.mark.skipif(not shutil.which('xmllint'), reason='xmllint (libxml2-utils) not installed')
 def test_junit_validates(parser: ModuleType, tmp_path: Path) -> None:
-    d = results_dir(parser, tmp_path, 'r', {'x86_64': 'skip.ktap', 'powerpc32': 'fail.ktap',
-                                             'powerpc': 'truncated.ktap'})
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': 'skip', 'powerpc32': 'fail',
+                                             'powerpc': 'truncated'})
     proc = subprocess.run(['xmllint', '--noout', '--schema', str(XSD), str(d / 'junit.xml')],
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
 
 
 def test_two_runs_merge_into_one_report(parser: ModuleType, tmp_path: Path) -> None:
-    a = results_dir(parser, tmp_path, 'a', {'x86_64': 'pass.ktap'}, '2026-12-03T01:00:00+00:00')
-    b = results_dir(parser, tmp_path, 'b', {'powerpc32': 'fail.ktap'},
+    a = results_dir(parser, tmp_path, 'a', {'x86_64': 'pass'}, '2026-12-03T01:00:00+00:00')
+    b = results_dir(parser, tmp_path, 'b', {'powerpc32': 'fail'},
                     '2026-12-03T02:00:00+00:00')
     out = tmp_path / 'merged'
     assert report_main.main(['--out', str(out), str(a), str(b)]) == Exit.TEST_FAILED
@@ -80,8 +80,8 @@ def test_two_runs_merge_into_one_report(parser: ModuleType, tmp_path: Path) -> N
 
 
 def test_known_failures_are_shown_not_gating(parser: ModuleType, tmp_path: Path) -> None:
-    d = results_dir(parser, tmp_path, 'r', {'powerpc32': 'fail.ktap',
-                                             'powerpc': 'panic_mid_suite.ktap'})
+    d = results_dir(parser, tmp_path, 'r', {'powerpc32': 'fail',
+                                             'powerpc': 'panic_mid_suite'})
     rules = tmp_path / 'expected'
     rules.write_text('powerpc32: net_rx_align_alloc.rx_napi_alloc  # bug 123\n'
                      'powerpc: *  # the crash we know\n')

@@ -12,7 +12,7 @@ from rxalign import deps, run_kunit
 from rxalign.cache import Cache, Lock
 from rxalign.exitcodes import Exit, HarnessError
 
-from conftest import FIXTURES
+import faults
 
 
 @pytest.fixture(autouse=True)
@@ -27,7 +27,7 @@ def no_installs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 def run(monkeypatch: pytest.MonkeyPatch, tree: Path, out: Path, ktap: str, mode: str = 'pass',
         args: Tuple[str, ...] = ('--arch', 'x86_64')) -> int:
     monkeypatch.setenv('RXALIGN_FAKE', mode)
-    monkeypatch.setenv('RXALIGN_FAKE_KTAP', str(FIXTURES / ktap))
+    monkeypatch.setenv('RXALIGN_FAKE_KTAP', str(faults.path(ktap)))
     return run_kunit.main(['--tree', str(tree), '--out', str(out), '--timeout', '1', *args])
 
 
@@ -38,7 +38,7 @@ def leftovers(out: Path) -> List[str]:
 def test_pass_writes_results(monkeypatch: pytest.MonkeyPatch, fake_tree: Path,
                              cache_root: Path, tmp_path: Path) -> None:
     out = tmp_path / 'out'
-    assert run(monkeypatch, fake_tree, out, 'pass.ktap') == Exit.OK
+    assert run(monkeypatch, fake_tree, out, 'pass') == Exit.OK
     for f in ('report.md', 'report.html', 'junit.xml', 'kcidb.json', 'results.json',
               'x86_64/ktap.log', 'x86_64/build.log',
               'x86_64/verdict.json'):
@@ -50,11 +50,11 @@ def test_pass_writes_results(monkeypatch: pytest.MonkeyPatch, fake_tree: Path,
 
 
 @pytest.mark.parametrize('ktap, mode, status, words', [
-    ('fail.ktap', 'fail', Exit.TEST_FAILED, ['1 failed', 'napi_alloc_skb len=60']),
-    ('panic_mid_suite.ktap', 'fail', Exit.INFRA, ['Kernel panic', 'ktap.log']),
-    ('no_ktap.log', 'fail', Exit.INFRA, ['no KTAP output']),
-    ('truncated.ktap', 'hang', Exit.INFRA, ['no result within --timeout 1s']),
-    ('pass.ktap', 'buildfail', Exit.INFRA, ['build failed', 'error: expected', 'build.log']),
+    ('fail', 'fail', Exit.TEST_FAILED, ['1 failed', 'napi_alloc_skb len=60']),
+    ('panic_mid_suite', 'fail', Exit.INFRA, ['Kernel panic', 'ktap.log']),
+    ('no_ktap', 'fail', Exit.INFRA, ['no KTAP output']),
+    ('truncated', 'hang', Exit.INFRA, ['no result within --timeout 1s']),
+    ('pass', 'buildfail', Exit.INFRA, ['build failed', 'error: expected', 'build.log']),
 ])
 def test_faults_have_their_status_and_one_line_cause(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
@@ -72,9 +72,9 @@ def test_faults_have_their_status_and_one_line_cause(
 
 def test_one_crashed_arch_keeps_the_others(monkeypatch: pytest.MonkeyPatch, fake_tree: Path,
                                            cache_root: Path, tmp_path: Path) -> None:
-    monkeypatch.setenv('RXALIGN_FAKE_KTAP_powerpc32', str(FIXTURES / 'panic_mid_suite.ktap'))
+    monkeypatch.setenv('RXALIGN_FAKE_KTAP_powerpc32', str(faults.path('panic_mid_suite')))
     out = tmp_path / 'out'
-    status = run(monkeypatch, fake_tree, out, 'pass.ktap', 'fail',
+    status = run(monkeypatch, fake_tree, out, 'pass', 'fail',
                  ('--arch', 'x86_64,powerpc32'))
     assert status == Exit.INFRA
     arches = json.loads((out / 'results.json').read_text())['arches']
@@ -92,7 +92,7 @@ def test_an_arch_that_cannot_run_here_keeps_the_others(
                                'install qemu-system-data')
     monkeypatch.setattr(deps, 'check_arch_tools', no_firmware)
     out = tmp_path / 'out'
-    status = run(monkeypatch, fake_tree, out, 'pass.ktap', args=('--arch', 'x86_64,riscv'))
+    status = run(monkeypatch, fake_tree, out, 'pass', args=('--arch', 'x86_64,riscv'))
     assert status == Exit.ENVIRONMENT
     arches = json.loads((out / 'results.json').read_text())['arches']
     assert arches['x86_64']['status'] == 'passed'
@@ -108,7 +108,7 @@ def test_no_arch_can_run_here_stops_before_the_tree(
         raise HarnessError(Exit.ENVIRONMENT, 'no compiler')
     monkeypatch.setattr(deps, 'check_arch_tools', nothing)
     out = tmp_path / 'out'
-    assert run(monkeypatch, fake_tree, out, 'pass.ktap') == Exit.ENVIRONMENT
+    assert run(monkeypatch, fake_tree, out, 'pass') == Exit.ENVIRONMENT
     assert not out.exists() and not leftovers(out)
 
 
@@ -118,21 +118,21 @@ def test_a_rerun_with_nothing_changed_boots_without_building(
     def calls() -> List[str]:
         logs = list(cache_root.glob('build/*/x86_64/calls.log'))
         return logs[0].read_text().split() if logs else []
-    assert run(monkeypatch, fake_tree, tmp_path / 'a', 'pass.ktap') == Exit.OK
+    assert run(monkeypatch, fake_tree, tmp_path / 'a', 'pass') == Exit.OK
     assert calls() == ['config', 'make', 'exec']
-    assert run(monkeypatch, fake_tree, tmp_path / 'b', 'pass.ktap') == Exit.OK
+    assert run(monkeypatch, fake_tree, tmp_path / 'b', 'pass') == Exit.OK
     assert calls()[3:] == ['exec']
     assert 'were not run' in (tmp_path / 'b/x86_64/build.log').read_text()
     # a changed source file is a new tree: built again, by make alone while
     # the config inputs are those of the last good build
     (fake_tree / 'net/core/skbuff.c').write_text('int skb_pad = 64;\n')
-    assert run(monkeypatch, fake_tree, tmp_path / 'c', 'pass.ktap') == Exit.OK
+    assert run(monkeypatch, fake_tree, tmp_path / 'c', 'pass') == Exit.OK
     assert calls()[4:] == ['make', 'exec']
     assert 'kunit.py config was not run' in (tmp_path / 'c/x86_64/build.log').read_text()
     # a changed config input: kunit.py configures and builds again
     monkeypatch.setattr(run_kunit, 'SLIM', tmp_path / 'no-slim.config')
     (tmp_path / 'no-slim.config').write_text('# CONFIG_SOUND is not set\n')
-    assert run(monkeypatch, fake_tree, tmp_path / 'd', 'pass.ktap') == Exit.OK
+    assert run(monkeypatch, fake_tree, tmp_path / 'd', 'pass') == Exit.OK
     assert calls()[6:] == ['config', 'make', 'exec']
 
 
@@ -144,24 +144,24 @@ def test_a_make_that_drops_a_kunitconfig_line_fails_config(
     configures from scratch."""
     def calls() -> List[str]:
         return next(cache_root.glob('build/*/x86_64/calls.log')).read_text().split()
-    assert run(monkeypatch, fake_tree, tmp_path / 'a', 'pass.ktap') == Exit.OK
+    assert run(monkeypatch, fake_tree, tmp_path / 'a', 'pass') == Exit.OK
     (fake_tree / 'net/core/skbuff.c').write_text('int skb_pad = 64;\n')
     monkeypatch.setenv('RXALIGN_FAKE_MAKE', 'drop')
-    assert run(monkeypatch, fake_tree, tmp_path / 'b', 'pass.ktap') == Exit.INFRA
+    assert run(monkeypatch, fake_tree, tmp_path / 'b', 'pass') == Exit.INFRA
     assert 'x86_64: kunit.py config failed: Missing: CONFIG_KUNIT=y' in capsys.readouterr().err
     monkeypatch.delenv('RXALIGN_FAKE_MAKE')
-    assert run(monkeypatch, fake_tree, tmp_path / 'c', 'pass.ktap') == Exit.OK
+    assert run(monkeypatch, fake_tree, tmp_path / 'c', 'pass') == Exit.OK
     assert calls()[3:] == ['make', 'config', 'make', 'exec']
 
 
 def test_a_failed_build_is_never_up_to_date(
         monkeypatch: pytest.MonkeyPatch, fake_tree: Path, cache_root: Path,
         tmp_path: Path) -> None:
-    assert run(monkeypatch, fake_tree, tmp_path / 'a', 'pass.ktap') == Exit.OK
+    assert run(monkeypatch, fake_tree, tmp_path / 'a', 'pass') == Exit.OK
     (fake_tree / 'net/core/skbuff.c').write_text('int skb_pad = 64;\n')
-    assert run(monkeypatch, fake_tree, tmp_path / 'b', 'pass.ktap', 'buildfail') == Exit.INFRA
+    assert run(monkeypatch, fake_tree, tmp_path / 'b', 'pass', 'buildfail') == Exit.INFRA
     # the old kernel is still there, but it is not the one these sources make
-    assert run(monkeypatch, fake_tree, tmp_path / 'c', 'pass.ktap', 'buildfail') == Exit.INFRA
+    assert run(monkeypatch, fake_tree, tmp_path / 'c', 'pass', 'buildfail') == Exit.INFRA
 
 
 def test_patch_that_does_not_apply(monkeypatch: pytest.MonkeyPatch,
@@ -171,7 +171,7 @@ def test_patch_that_does_not_apply(monkeypatch: pytest.MonkeyPatch,
     bad.write_text('From: x <x@y>\nSubject: [PATCH] bad\n\n---\n--- a/net/nope.c\n'
                    '+++ b/net/nope.c\n@@ -1 +1 @@\n-a\n+b\n-- \n2.39.5\n')
     out = tmp_path / 'out'
-    assert run(monkeypatch, fake_tree, out, 'pass.ktap',
+    assert run(monkeypatch, fake_tree, out, 'pass',
                args=('--arch', 'x86_64', '--patches', str(bad))) == Exit.PATCH
     assert 'bad.patch' in capsys.readouterr().err
     assert not out.exists() and not leftovers(out)
@@ -179,7 +179,7 @@ def test_patch_that_does_not_apply(monkeypatch: pytest.MonkeyPatch,
 
 def test_missing_patch_file_is_usage(monkeypatch: pytest.MonkeyPatch, fake_tree: Path,
                                      cache_root: Path, tmp_path: Path) -> None:
-    assert run(monkeypatch, fake_tree, tmp_path / 'out', 'pass.ktap',
+    assert run(monkeypatch, fake_tree, tmp_path / 'out', 'pass',
                args=('--patches', str(tmp_path / 'nope.patch'))) == Exit.USAGE
 
 
@@ -187,7 +187,7 @@ def test_a_second_run_on_the_same_cache_is_refused(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
         cache_root: Path, tmp_path: Path) -> None:
     with Lock(Cache(cache_root)):
-        assert run(monkeypatch, fake_tree, tmp_path / 'out', 'pass.ktap') == Exit.BUSY
+        assert run(monkeypatch, fake_tree, tmp_path / 'out', 'pass') == Exit.BUSY
     assert 'RXALIGN_CACHE' in capsys.readouterr().err
 
 
@@ -198,6 +198,6 @@ def test_ctrl_c_leaves_nothing_half_written(monkeypatch: pytest.MonkeyPatch, fak
     out = tmp_path / 'out'
     with monkeypatch.context() as m:
         m.setattr(run_kunit, 'run_arch', interrupted)
-        assert run(monkeypatch, fake_tree, out, 'pass.ktap') == Exit.INTERRUPTED
+        assert run(monkeypatch, fake_tree, out, 'pass') == Exit.INTERRUPTED
     assert not out.exists() and not leftovers(out)
-    assert run(monkeypatch, fake_tree, out, 'pass.ktap') == Exit.OK
+    assert run(monkeypatch, fake_tree, out, 'pass') == Exit.OK

@@ -13,13 +13,13 @@ from rxalign.expected import expected_suites, module_functions
 from rxalign.kunit_runner import ArchRun
 from rxalign.verdict import judge
 
-from conftest import FIXTURES
+import faults
 
 TESTS_DIR = Path(__file__).resolve().parents[2] / 'kunit-tests'
 
 
 def run_of(fixture: str, **kw: object) -> ArchRun:
-    return ArchRun(arch='x86_64', ktap_log=FIXTURES / fixture, **kw)  # type: ignore[arg-type]
+    return ArchRun(arch='x86_64', ktap_log=faults.path(fixture), **kw)  # type: ignore[arg-type]
 
 
 def verdict_of(parser: ModuleType, fixture: str, **kw: object):  # type: ignore[no-untyped-def]
@@ -27,7 +27,7 @@ def verdict_of(parser: ModuleType, fixture: str, **kw: object):  # type: ignore[
 
 
 def test_pass(parser: ModuleType) -> None:
-    v = verdict_of(parser, 'pass.ktap')
+    v = verdict_of(parser, 'pass')
     assert v.exit == Exit.OK, v.cause
     assert v.count('PASS') > 300 and not v.missing
     assert v.facts['net_ip_align'] == '0' and v.facts['arch'] == 'x86_64'
@@ -35,7 +35,7 @@ def test_pass(parser: ModuleType) -> None:
 
 
 def test_failed_case_names_the_case_and_assertion(parser: ModuleType) -> None:
-    v = verdict_of(parser, 'fail.ktap')
+    v = verdict_of(parser, 'fail')
     assert v.exit == Exit.TEST_FAILED
     failed = [c for c in v.cases if c.status == 'FAIL']
     assert [c.name for c in failed] == ['net_rx_align_alloc.rx_napi_alloc.napi_alloc_skb len=60']
@@ -44,23 +44,23 @@ def test_failed_case_names_the_case_and_assertion(parser: ModuleType) -> None:
 
 
 def test_skip_with_reason_passes(parser: ModuleType) -> None:
-    v = verdict_of(parser, 'skip.ktap')
+    v = verdict_of(parser, 'skip')
     assert v.exit == Exit.OK, v.cause
     skipped = [c for c in v.cases if c.status == 'SKIP']
     assert skipped and all('CONFIG_ZONE_DMA' in c.message for c in skipped)
 
 
 def test_skip_without_reason_fails(parser: ModuleType) -> None:
-    v = verdict_of(parser, 'skip_noreason.ktap')
+    v = verdict_of(parser, 'skip_noreason')
     assert v.exit == Exit.TEST_FAILED
     assert 'without a reason' in v.cause
 
 
 @pytest.mark.parametrize('fixture, words', [
-    ('panic_mid_suite.ktap', ['kernel crash', 'Kernel panic', 'BUG: kernel NULL', 'net_rx_align_alloc.rx_napi_alloc after "napi_alloc_skb len=1"']),
-    ('truncated.ktap', ['incomplete KTAP', 'missing', 'net_rx_align_iphdr']),
-    ('missing_suite.ktap', ['incomplete KTAP', 'missing net_rx_align_iphdr']),
-    ('no_ktap.log', ['no KTAP output', 'did not boot']),
+    ('panic_mid_suite', ['kernel crash', 'Kernel panic', 'BUG: kernel NULL', 'net_rx_align_alloc.rx_napi_alloc after "napi_alloc_skb len=1"']),
+    ('truncated', ['incomplete KTAP', 'missing', 'net_rx_align_iphdr']),
+    ('missing_suite', ['incomplete KTAP', 'missing net_rx_align_iphdr']),
+    ('no_ktap', ['no KTAP output', 'did not boot']),
 ])
 def test_missing_results_are_infrastructure_failures(parser: ModuleType, fixture: str,
                                                      words: List[str]) -> None:
@@ -72,7 +72,7 @@ def test_missing_results_are_infrastructure_failures(parser: ModuleType, fixture
 
 
 def test_timeout_is_infra_and_names_the_last_test(parser: ModuleType) -> None:
-    v = verdict_of(parser, 'truncated.ktap', timed_out=True)
+    v = verdict_of(parser, 'truncated', timed_out=True)
     assert v.exit == Exit.INFRA
     assert '--timeout 300s' in v.cause and 'rx_napi_alloc after "napi_alloc_skb len=1"' in v.cause
 
@@ -95,14 +95,14 @@ def test_expected_suites_come_from_the_source() -> None:
 
 
 def test_complete_results_but_qemu_never_exits(parser: ModuleType) -> None:
-    v = verdict_of(parser, 'pass.ktap', timed_out=True)
+    v = verdict_of(parser, 'pass', timed_out=True)
     assert v.exit == Exit.INFRA
     assert 'every suite ran' in v.cause and 'cannot reset' in v.cause
     assert v.count('PASS') > 300
 
 
 def test_a_kernel_warning_fails_the_case_that_ran(parser: ModuleType) -> None:
-    v = verdict_of(parser, 'warn_in_case.ktap')
+    v = verdict_of(parser, 'warn_in_case')
     assert v.exit == Exit.TEST_FAILED
     failed = [c for c in v.cases if c.status == 'FAIL']
     assert [c.name for c in failed] == ['net_rx_align_alloc.rx_napi_alloc.napi_alloc_skb len=60']
@@ -111,7 +111,7 @@ def test_a_kernel_warning_fails_the_case_that_ran(parser: ModuleType) -> None:
 
 
 def test_first_parameter_failure_keeps_its_message(parser: ModuleType) -> None:
-    v = verdict_of(parser, 'fail_first_param.ktap')
+    v = verdict_of(parser, 'fail_first_param')
     failed = [c for c in v.cases if c.status == 'FAIL']
     assert [c.name for c in failed] == ['net_rx_align_alloc.rx_napi_alloc.napi_alloc_skb len=0']
     assert 'headroom 66' in failed[0].message
@@ -126,14 +126,14 @@ def kmemleak_verdict(parser: ModuleType, fixture: str):  # type: ignore[no-untyp
 
 
 def test_kmemleak_ignores_leaks_that_are_not_ours(parser: ModuleType) -> None:
-    v = kmemleak_verdict(parser, 'kmemleak_clean.ktap')
+    v = kmemleak_verdict(parser, 'kmemleak_clean')
     assert v.exit == Exit.OK, v.cause
     case = next(c for c in v.cases if c.name == 'kmemleak.after_suites')
     assert case.status == 'PASS' and 'none allocated by this module' in case.log[0]
 
 
 def test_kmemleak_fails_on_our_leak(parser: ModuleType) -> None:
-    v = kmemleak_verdict(parser, 'kmemleak_leak.ktap')
+    v = kmemleak_verdict(parser, 'kmemleak_leak')
     assert v.exit == Exit.TEST_FAILED
     case = next(c for c in v.cases if c.name == 'kmemleak.after_suites')
     assert case.status == 'FAIL'
@@ -144,14 +144,14 @@ def test_kmemleak_fails_on_our_leak(parser: ModuleType) -> None:
 
 
 def test_kmemleak_reads_frames_with_addresses_too(parser: ModuleType) -> None:
-    case = next(c for c in kmemleak_verdict(parser, 'kmemleak_clean.ktap').cases
+    case = next(c for c in kmemleak_verdict(parser, 'kmemleak_clean').cases
                 if c.name == 'kmemleak.after_suites')
     assert case.status == 'PASS' and '1 unreferenced object(s)' in case.log[0]
 
 
 @pytest.mark.parametrize('fixture, words', [
-    ('kmemleak_unavailable.ktap', ['kmemleak could not scan', 'detector disabled']),
-    ('pass.ktap', ['kmemleak scan did not finish']),
+    ('kmemleak_unavailable', ['kmemleak could not scan', 'detector disabled']),
+    ('pass', ['kmemleak scan did not finish']),
 ])
 def test_kmemleak_scan_missing_is_no_pass(parser: ModuleType, fixture: str,
                                           words: List[str]) -> None:
@@ -161,7 +161,7 @@ def test_kmemleak_scan_missing_is_no_pass(parser: ModuleType, fixture: str,
 
 
 def test_kmemleak_lines_do_not_matter_without_debug(parser: ModuleType) -> None:
-    assert verdict_of(parser, 'kmemleak_leak.ktap').exit == Exit.OK
+    assert verdict_of(parser, 'kmemleak_leak').exit == Exit.OK
 
 
 def test_module_functions_come_from_the_source() -> None:
@@ -170,5 +170,5 @@ def test_module_functions_come_from_the_source() -> None:
 
 
 def test_a_warning_before_any_suite_fails_no_case(parser: ModuleType) -> None:
-    v = verdict_of(parser, 'warn_at_boot.ktap')
+    v = verdict_of(parser, 'warn_at_boot')
     assert v.exit == Exit.OK, v.cause
