@@ -26,6 +26,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import tree
 from .cache import Cache, default_root
+from .paths import REPO
 from .exitcodes import Exit
 
 COCCI = 'scripts/coccinelle/api/net_ip_align.cocci'
@@ -40,7 +41,7 @@ TODO = {
     'tx': 'not a receive buffer (a packet built for sending): out of scope, leave',
     'other': 'nothing seen in the function, not reviewed yet: review by hand',
 }
-REVIEWED = Path(__file__).resolve().parents[2] / 'audit/reviewed.txt'
+REVIEWED = REPO / 'audit/reviewed.txt'
 
 
 @dataclasses.dataclass(frozen=True)

@@ -28,9 +28,9 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import arches, tree
 from .cache import Cache
-from .expected import expected_suites
-from .kunit_runner import ArchRun, RunSettings, run_arch
-from .run_kunit import KUNITCONFIG, SLIM, TESTS_DIR, series_layers
+from .declared import expected_suites
+from .kunit_driver import ArchRun, RunSettings, run_arch
+from .paths import KUNITCONFIG, SLIM, TESTS_DIR, series_layers
 from .verdict import Verdict, judge, load_kunit_parser
 
 SCENARIOS = ('cold', 'warm', 'incremental', 'no-op')

@@ -22,8 +22,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from . import arches, tree
 from .cache import Cache, Lock, default_root
 from .exitcodes import Exit, HarnessError
-from .kunit_runner import build_env, fmt_seconds
-from .run_kunit import series_layers, series_patches
+from .kunit_driver import build_env, fmt_seconds
+from .paths import series_layers, series_patches
 
 DEFCONFIG = {'x86_64': 'x86_64_defconfig', 'powerpc': 'ppc64_defconfig',
              'powerpc32': 'pmac32_defconfig', 'i386': 'i386_defconfig'}

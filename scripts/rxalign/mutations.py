@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .exitcodes import Exit
+from .paths import MUTATION_PATCHES, REPO
 
-HERE = Path(__file__).resolve().parents[1]
-PATCHES = HERE / 'mutations'
+HERE = REPO / 'scripts'
+PATCHES = MUTATION_PATCHES
 
 
 @dataclasses.dataclass(frozen=True)

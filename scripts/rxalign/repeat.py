@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .exitcodes import Exit
+from .paths import REPO
 
-HERE = Path(__file__).resolve().parents[1]
+HERE = REPO / 'scripts'
 
 
 def fingerprint(results: Dict[str, Any]) -> Dict[str, Tuple[str, Tuple[Tuple[str, str], ...],

@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Tuple
 
-from .kunit_runner import fmt_seconds
+from .kunit_driver import fmt_seconds
 
 Results = Dict[str, Any]   # {'meta': {...}, 'arches': {arch: verdict json}}
 

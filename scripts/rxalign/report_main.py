@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
-from . import expected_failures, report
+from . import known_failures, report
 from .exitcodes import Exit
 from .verdict import gate
 
@@ -27,12 +27,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         p.error('--out is needed to merge several results directories')
     try:
         results = report.load(args.dirs)
-        rules = expected_failures.load(args.expected) if args.expected else []
+        rules = known_failures.load(args.expected) if args.expected else []
     except (OSError, ValueError) as e:
         print(f'report: error: {e}', file=sys.stderr)
         return int(Exit.USAGE)
     for arch, data in results['arches'].items():
-        expected_failures.apply(arch, data, rules)
+        known_failures.apply(arch, data, rules)
     out = args.out or args.dirs[0]
     report.write_all(out, results)
     print(report.terminal_table(results))

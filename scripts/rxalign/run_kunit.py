@@ -13,19 +13,14 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
-from . import arches, deps, expected_failures, report, tree
+from . import arches, deps, known_failures, report, tree
 from .cache import Cache, Lock, default_root
 from .exitcodes import Exit, HarnessError
-from .expected import expected_suites, module_functions
-from .kunit_runner import RunSettings, fmt_seconds, run_arch
+from .declared import expected_suites, module_functions
+from .kunit_driver import RunSettings, fmt_seconds, run_arch
+from .paths import DEBUG, KUNITCONFIG, SERIES_DIR, SLIM, TESTS_DIR, series_layers
 from .verdict import ENVIRONMENT, Verdict, gate, judge, load_kunit_parser
 
-REPO = Path(__file__).resolve().parents[2]
-SERIES_DIR = REPO / 'kernel-patches'
-TESTS_DIR = REPO / 'kunit-tests'
-KUNITCONFIG = REPO / 'kunitconfig'
-SLIM = REPO / 'scripts/kconfig/slim.config'
-DEBUG = REPO / 'scripts/kconfig/debug.config'
 RESULTS = Path('kunit-results')
 
 
@@ -35,17 +30,6 @@ def say(msg: str) -> None:
 
 def error(msg: str) -> None:
     print(f'run-kunit: error: {msg}', file=sys.stderr, flush=True)
-
-
-def series_patches() -> List[Path]:
-    """kernel-patches/*.patch in order; the cover letter carries no diff."""
-    return sorted(p for p in SERIES_DIR.glob('*.patch') if not p.name.startswith('0000-'))
-
-
-def series_layers(tests_dir: Path = TESTS_DIR) -> List[tree.Layer]:
-    """The stack every job tests: kernel-patches/ applied with git am, then kunit-tests/."""
-    return [tree.Layer('series', patches=tuple(series_patches())),
-            tree.Layer('tests', tests_dir=tests_dir)]
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
@@ -102,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs < 1 or args.timeout < 1:
         raise HarnessError(Exit.USAGE, '--jobs and --timeout take a positive number')
     try:
-        known = expected_failures.load(args.expected) if args.expected else []
+        known = known_failures.load(args.expected) if args.expected else []
     except (OSError, ValueError) as e:
         raise HarnessError(Exit.USAGE, f'--expected: {e}') from None
 
@@ -117,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     partial = out.with_name(out.name + '.partial')
     with Lock(cache):
         base = tree.user_base(args.tree) if args.tree else tree.debian_base()
-        layers = series_layers()
+        layers = series_layers(TESTS_DIR, SERIES_DIR)
         if args.patches:
             layers.append(tree.Layer('extra', patches=tuple(args.patches)))
         say(f'tree: {base.label} + {len(layers[0].patches)} patch(es) + kunit-tests'
@@ -162,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
                                     'finished': datetime.datetime.now(
                                         datetime.timezone.utc).isoformat(timespec='seconds')}
             results = {'meta': meta, 'arches': {
-                v.arch: expected_failures.apply(v.arch, v.to_json(), known) for v in verdicts}}
+                v.arch: known_failures.apply(v.arch, v.to_json(), known) for v in verdicts}}
             for name, data in results['arches'].items():
                 report.atomic_write(partial / name / 'verdict.json',
                                     json.dumps(data, indent=1) + '\n')

@@ -23,7 +23,7 @@ from .audit import COCCI
 from .cache import Cache, Lock, default_root
 from .compile_test import touched_c_files
 from .exitcodes import Exit, HarnessError
-from .run_kunit import series_layers, series_patches
+from .paths import series_layers, series_patches
 
 # File -> what the series does there beyond patch mode, and why.
 HAND_EDITS = {

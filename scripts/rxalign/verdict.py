@@ -23,7 +23,7 @@ from types import ModuleType
 from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Tuple
 
 from .exitcodes import Exit
-from .kunit_runner import ArchRun, kunit_tool
+from .kunit_driver import ArchRun, kunit_tool
 
 PASSED, FAILED, INFRA, ENVIRONMENT = 'passed', 'failed', 'infra', 'environment'
 KNOWN = 'known'   # results missing, but an expected-failures rule says so

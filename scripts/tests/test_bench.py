@@ -6,8 +6,8 @@ from pathlib import Path
 from types import ModuleType
 
 from rxalign.bench import results
-from rxalign.expected import expected_suites
-from rxalign.kunit_runner import ArchRun
+from rxalign.declared import expected_suites
+from rxalign.kunit_driver import ArchRun
 from rxalign.verdict import Verdict, judge
 
 import faults

@@ -12,10 +12,10 @@ from typing import Any, Dict
 
 import pytest
 
-from rxalign import expected_failures, report, report_main
+from rxalign import known_failures, report, report_main
 from rxalign.exitcodes import Exit
-from rxalign.expected import expected_suites
-from rxalign.kunit_runner import ArchRun
+from rxalign.declared import expected_suites
+from rxalign.kunit_driver import ArchRun
 from rxalign.verdict import judge
 
 import faults
@@ -91,9 +91,9 @@ def test_known_failures_are_shown_not_gating(parser: ModuleType, tmp_path: Path)
     assert '(known failure)' in md and 'the crash we know' in md
 
 
-def test_expected_failures_syntax_error_names_the_line() -> None:
+def test_known_failures_syntax_error_names_the_line() -> None:
     with pytest.raises(ValueError, match='f:2'):
-        expected_failures.parse('x86_64: a.b\nno colon here\n', 'f')
+        known_failures.parse('x86_64: a.b\nno colon here\n', 'f')
 
 
 def test_report_on_a_directory_that_is_no_result(tmp_path: Path) -> None:

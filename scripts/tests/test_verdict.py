@@ -9,8 +9,8 @@ from typing import List
 import pytest
 
 from rxalign.exitcodes import Exit
-from rxalign.expected import expected_suites, module_functions
-from rxalign.kunit_runner import ArchRun
+from rxalign.declared import expected_suites, module_functions
+from rxalign.kunit_driver import ArchRun
 from rxalign.verdict import judge
 
 import faults

@@ -24,11 +24,11 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from .arches import Arch
 from .cache import Cache
+from .paths import KMEMLEAK_INIT
 
 Progress = Callable[[str], None]
 
 CCACHE_SIZE = '5G'
-KMEMLEAK_INIT = Path(__file__).resolve().parents[1] / 'initramfs/kmemleak-init'
 BUSYBOX = Path('/bin/busybox')      # Debian's busybox-static: no libc in the guest
 
 
