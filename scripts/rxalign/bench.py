@@ -29,9 +29,10 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from . import arches, tree
 from .cache import Cache
 from .declared import expected_suites
-from .kunit_driver import ArchRun, RunSettings, run_arch
+from .kunit_driver import ArchRun, RunSettings, load_kunit_parser, run_arch
 from .paths import KUNITCONFIG, SLIM, TESTS_DIR, series_layers
-from .verdict import Verdict, judge, load_kunit_parser
+from .results import Verdict
+from .verdict import judge
 
 SCENARIOS = ('cold', 'warm', 'incremental', 'no-op')
 

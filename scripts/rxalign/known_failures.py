@@ -1,26 +1,40 @@
 """Known failures (like NIPA's kunit-expected): shown in every report, not gating.
 
-One rule per line, `ARCH: CASE-PREFIX  # why`; ARCH may be `*`, and a
-CASE-PREFIX of `*` also covers an arch whose results are missing altogether
-(a known build failure).  A failing case a rule covers becomes XFAIL; an
-arch whose only failures are known passes the gate.
+One rule per line, `ARCH: NAME  # why`.  ARCH is an arch of the table or
+`*`.  NAME is a suite, a suite.case or a suite.case.parameter of the test
+module: it covers that test and everything under it (whole names only, so
+`x86_64: n` is an error, not a rule that covers every case).  A failing
+case a rule covers is a known failure (XFAIL): shown, not gating.  A skip
+without a reason is never covered: it is no failure of the kernel but of
+the test.  NAME `*` covers only an arch whose results are missing
+altogether (a known build failure, a boot that never prints): a failure
+in a run that did complete still gates.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Collection, List
+
+from .results import CaseStatus, Verdict
+
+ANY = '*'
 
 
 @dataclasses.dataclass(frozen=True)
 class Rule:
     arch: str
-    prefix: str
+    name: str                   # suite[.case[.param]], or ANY
     reason: str
+    origin: str = ''            # file:line, for errors
 
-    def covers(self, arch: str, name: str) -> bool:
-        return self.arch in ('*', arch) and (self.prefix == '*' or name.startswith(self.prefix))
+    def covers_arch(self, arch: str) -> bool:
+        return self.arch in (ANY, arch)
+
+    def covers(self, arch: str, case: str) -> bool:
+        return self.covers_arch(arch) and self.name != ANY and \
+            (case == self.name or case.startswith(self.name + '.'))
 
 
 def parse(text: str, origin: str = 'expected-failures') -> List[Rule]:
@@ -29,10 +43,10 @@ def parse(text: str, origin: str = 'expected-failures') -> List[Rule]:
         line, _, reason = raw.partition('#')
         if not line.strip():
             continue
-        arch, sep, prefix = line.partition(':')
-        if not sep or not arch.strip() or not prefix.strip():
-            raise ValueError(f'{origin}:{n}: expected "ARCH: CASE-PREFIX  # why", got {raw!r}')
-        rules.append(Rule(arch.strip(), prefix.strip(), reason.strip()))
+        arch, sep, name = line.partition(':')
+        if not sep or not arch.strip() or not name.strip():
+            raise ValueError(f'{origin}:{n}: expected "ARCH: SUITE.CASE  # why", got {raw!r}')
+        rules.append(Rule(arch.strip(), name.strip(), reason.strip(), f'{origin}:{n}'))
     return rules
 
 
@@ -40,20 +54,26 @@ def load(path: Path) -> List[Rule]:
     return parse(path.read_text(), str(path))
 
 
-def apply(arch: str, verdict: Dict[str, Any], rules: List[Rule]) -> Dict[str, Any]:
-    """Mark known failures in one arch's verdict JSON; returns it."""
-    known = 0
-    for case in verdict.get('cases', []):
-        if case['status'] == 'FAIL' and any(r.covers(arch, case['name']) for r in rules):
-            case['status'] = 'XFAIL'
-            known += 1
-    if verdict['status'] == 'failed' and known and \
-            not any(c['status'] == 'FAIL' for c in verdict.get('cases', [])):
-        verdict['status'] = 'passed'
-        verdict['cause'] = f'{arch}: passed with {known} known failure(s)'
-    elif verdict['status'] in ('infra', 'environment'):
-        rule = next((r for r in rules if r.covers(arch, '*') and r.prefix == '*'), None)
-        if rule:
-            verdict['status'] = 'known'
-            verdict['cause'] += f' [known: {rule.reason or "expected-failures"}]'
+def check(rules: List[Rule], arches: Collection[str], suites: Collection[str]) -> None:
+    """Each rule names a known arch and a whole suite of the test module, or `*`."""
+    for r in rules:
+        if r.arch != ANY and r.arch not in arches:
+            raise ValueError(f'{r.origin}: unknown arch {r.arch!r}; known: '
+                             f'{", ".join(sorted(arches))}, or "*"')
+        if r.name != ANY and r.name.split('.')[0] not in suites:
+            raise ValueError(f'{r.origin}: {r.name!r} names no suite of the test module '
+                             f'({", ".join(sorted(suites))}): write a whole suite, '
+                             'suite.case or suite.case.parameter, or "*" for an arch '
+                             'whose results are missing')
+
+
+def apply(verdict: Verdict, rules: List[Rule]) -> Verdict:
+    """Mark the known failures of one arch's verdict; returns it."""
+    for case in verdict.cases:
+        rule = next((r for r in rules if r.covers(verdict.arch, case.name)), None)
+        if case.status == CaseStatus.FAIL and rule:
+            case.known = rule.reason or rule.origin
+    whole = next((r for r in rules if r.covers_arch(verdict.arch) and r.name == ANY), None)
+    if whole:
+        verdict.known = whole.reason or whole.origin
     return verdict

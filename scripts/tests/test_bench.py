@@ -8,7 +8,8 @@ from types import ModuleType
 from rxalign.bench import results
 from rxalign.declared import expected_suites
 from rxalign.kunit_driver import ArchRun
-from rxalign.verdict import Verdict, judge
+from rxalign.results import Verdict
+from rxalign.verdict import judge
 
 import faults
 

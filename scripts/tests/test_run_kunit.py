@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import List, Tuple
 
@@ -29,6 +30,7 @@ def run(monkeypatch: pytest.MonkeyPatch, tree: Path, out: Path, ktap: str, mode:
     monkeypatch.setenv('RXALIGN_FAKE', mode)
     monkeypatch.setenv('RXALIGN_FAKE_KTAP', str(faults.path(ktap)))
     return run_kunit.main(['--tree', str(tree), '--out', str(out), '--timeout', '1', *args])
+
 
 
 def leftovers(out: Path) -> List[str]:
@@ -201,3 +203,134 @@ def test_ctrl_c_leaves_nothing_half_written(monkeypatch: pytest.MonkeyPatch, fak
         assert run(monkeypatch, fake_tree, out, 'pass') == Exit.INTERRUPTED
     assert not out.exists() and not leftovers(out)
     assert run(monkeypatch, fake_tree, out, 'pass') == Exit.OK
+
+
+# ---- issue 16: each test below failed before its fix (see the docstring) ----
+
+def test_out_never_deletes_what_is_there(monkeypatch: pytest.MonkeyPatch, fake_tree: Path,
+                                         cache_root: Path, tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """Item 1: `--out DIR` ran shutil.rmtree on an existing directory: `--out .`
+    in a git checkout replaced it, .git included, and the run exited 0."""
+    checkout = tmp_path / 'checkout'
+    (checkout / '.git').mkdir(parents=True)
+    (checkout / '.git' / 'HEAD').write_text('ref: refs/heads/main\n')
+    (checkout / 'notes.txt').write_text('mine\n')
+    monkeypatch.chdir(checkout)
+    assert run(monkeypatch, fake_tree, Path('.'), 'pass') == Exit.USAGE
+    assert (checkout / '.git' / 'HEAD').read_text() == 'ref: refs/heads/main\n'
+    assert (checkout / 'notes.txt').read_text() == 'mine\n'
+    assert 'not empty' in capsys.readouterr().err
+    assert not (cache_root / 'trees').exists()   # refused before any work
+    # an empty directory (a CI that made it) is fine, and a new one is made
+    (tmp_path / 'empty').mkdir()
+    assert run(monkeypatch, fake_tree, tmp_path / 'empty', 'pass') == Exit.OK
+    assert (tmp_path / 'empty' / 'results.json').is_file()
+    assert run(monkeypatch, fake_tree, tmp_path / 'new/dir', 'pass') == Exit.OK
+
+
+@pytest.mark.parametrize('out', ['file', '/', '/proc/rx-align-out'])
+def test_an_impossible_out_is_a_usage_error_before_the_run(
+        monkeypatch: pytest.MonkeyPatch, fake_tree: Path, cache_root: Path, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str], out: str) -> None:
+    """Item 7: `--out FILE` (after the whole run, results discarded), `--out /`,
+    `--out /proc/x` were Python tracebacks, exit 1 ("a test failed")."""
+    (tmp_path / 'file').write_text('mine\n')
+    path = tmp_path / out if out == 'file' else Path(out)
+    assert run(monkeypatch, fake_tree, path, 'pass') == Exit.USAGE
+    err = capsys.readouterr().err
+    assert '--out' in err and 'Traceback' not in err
+    assert (tmp_path / 'file').read_text() == 'mine\n'
+    assert not (cache_root / 'trees').exists()
+
+
+def test_a_real_directory_at_latest_is_left_alone(monkeypatch: pytest.MonkeyPatch,
+                                                  fake_tree: Path, cache_root: Path,
+                                                  tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Item 7: a real directory at kunit-results/latest was a traceback after the run."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / 'kunit-results/latest').mkdir(parents=True)
+    (tmp_path / 'kunit-results/latest/mine').write_text('mine\n')
+    monkeypatch.setenv('RXALIGN_FAKE_KTAP', str(faults.path('pass')))
+    status = run_kunit.main(['--tree', str(fake_tree), '--arch', 'x86_64', '--timeout', '1'])
+    assert status == Exit.USAGE
+    assert 'kunit-results/latest' in capsys.readouterr().err
+    assert (tmp_path / 'kunit-results/latest/mine').read_text() == 'mine\n'
+
+
+def test_an_internal_error_has_its_own_status(monkeypatch: pytest.MonkeyPatch,
+                                              fake_tree: Path, cache_root: Path,
+                                              tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Item 7: a bug of ours was a traceback with exit 1, which means "a test failed"."""
+    def broken(*args: object, **kw: object) -> None:
+        raise RuntimeError('a bug of ours')
+    monkeypatch.setattr(run_kunit, 'judge', broken)
+    out = tmp_path / 'out'
+    assert run(monkeypatch, fake_tree, out, 'pass') == Exit.INTERNAL
+    err = capsys.readouterr().err
+    assert 'internal error' in err and 'a bug of ours' in err
+    assert not out.exists() and not leftovers(out)
+
+
+@pytest.mark.parametrize('spec', ['', ' , '])
+def test_an_empty_arch_list_is_a_usage_error(monkeypatch: pytest.MonkeyPatch, fake_tree: Path,
+                                             cache_root: Path, tmp_path: Path,
+                                             spec: str) -> None:
+    """Item 9: `--arch ''` (an unset CI variable) silently ran the default arches."""
+    assert run(monkeypatch, fake_tree, tmp_path / 'out', 'pass',
+               args=('--arch', spec)) == Exit.USAGE
+    assert not (tmp_path / 'out').exists()
+
+
+@pytest.mark.parametrize('content, words', [
+    ('', 'is empty'),
+    ('just some notes\n', 'not a patch'),
+])
+def test_a_patches_file_that_is_no_patch_is_refused_up_front(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path, content: str, words: str) -> None:
+    """--patches with an empty or non-patch file was caught only after the tree
+    was prepared, with "rebase it"."""
+    bad = tmp_path / 'my.patch'
+    bad.write_text(content)
+    assert run(monkeypatch, fake_tree, tmp_path / 'out', 'pass',
+               args=('--arch', 'x86_64', '--patches', str(bad))) == Exit.USAGE
+    err = capsys.readouterr().err
+    assert words in err and 'my.patch' in err and 'rebase' not in err
+    assert not (cache_root / 'trees').exists()
+
+
+def exec_args(cache_root: Path) -> List[str]:
+    return next(cache_root.glob('build/*/x86_64/exec-args.log')).read_text().split()
+
+
+def test_a_panic_ends_the_run_and_is_the_cause(monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str],
+                                               fake_tree: Path, cache_root: Path,
+                                               tmp_path: Path) -> None:
+    """A kernel that panicked kept QEMU spinning until --timeout, and the cause
+    read "no result within --timeout" although the log held the panic."""
+    start = time.monotonic()
+    assert run(monkeypatch, fake_tree, tmp_path / 'out', 'panic_mid_suite', 'spin',
+               args=('--arch', 'x86_64', '--timeout', '60')) == Exit.INFRA
+    assert time.monotonic() - start < 15
+    err = capsys.readouterr().err
+    assert 'Kernel panic - not syncing: Fatal exception in interrupt' in err
+    assert 'net_rx_align_alloc.rx_napi_alloc after "napi_alloc_skb len=1"' in err
+    assert 'panic=-1' in ' '.join(exec_args(cache_root))
+
+
+def test_a_silent_guest_is_stopped_as_hung(monkeypatch: pytest.MonkeyPatch,
+                                           capsys: pytest.CaptureFixture[str],
+                                           fake_tree: Path, cache_root: Path,
+                                           tmp_path: Path) -> None:
+    """A guest that printed nothing more ran until the 300 s --timeout."""
+    start = time.monotonic()
+    assert run(monkeypatch, fake_tree, tmp_path / 'out', 'truncated', 'spin',
+               args=('--arch', 'x86_64', '--timeout', '60', '--idle-timeout', '2')) == Exit.INFRA
+    assert time.monotonic() - start < 15
+    err = capsys.readouterr().err
+    assert 'hung' in err and 'no console output for 2s' in err
+    assert 'net_rx_align_alloc.rx_napi_alloc after "napi_alloc_skb len=1"' in err

@@ -172,3 +172,126 @@ def test_module_functions_come_from_the_source() -> None:
 def test_a_warning_before_any_suite_fails_no_case(parser: ModuleType) -> None:
     v = verdict_of(parser, 'warn_at_boot')
     assert v.exit == Exit.OK, v.cause
+
+
+# ---- issue 16: each test below failed before its fix (see the docstring) ----
+
+def judge_log(parser: ModuleType, lines: List[str], tmp: Path, **kw: object):  # type: ignore[no-untyped-def]
+    log = faults.write(lines, tmp / 'ktap.log')
+    kmemleak = bool(kw.pop('kmemleak', False))
+    return judge(ArchRun(arch='x86_64', ktap_log=log, kmemleak=kmemleak, **kw),  # type: ignore[arg-type]
+                 expected_suites(TESTS_DIR), parser, timeout=300, ours=OURS)
+
+
+def test_a_skip_reason_belongs_to_its_own_case(parser: ModuleType, tmp_path: Path) -> None:
+    """Item 4: the three iphdr cases share parameter names; a reasonless skip in
+    rx_ipv4_header inherited rx_ipv6_header's reason and passed (exit 0)."""
+    lines = faults.replace(faults.pass_log(), 'ok 5 __netdev_alloc_skb_gfp_dma',
+                           ['        ok 5 __netdev_alloc_skb_gfp_dma # SKIP'], nth=1)
+    lines = faults.replace(lines, 'ok 5 __netdev_alloc_skb_gfp_dma',
+                           ['        ok 5 __netdev_alloc_skb_gfp_dma # SKIP no GFP_DMA zone'],
+                           nth=1)
+    v = judge_log(parser, lines, tmp_path)
+    assert v.exit == Exit.TEST_FAILED, v.cause
+    assert 'net_rx_align_iphdr.rx_ipv4_header.__netdev_alloc_skb_gfp_dma' in v.cause
+    reasons = {c.name: c.message for c in v.cases if c.status == 'SKIP'}
+    assert reasons == {
+        'net_rx_align_iphdr.rx_ipv4_header.__netdev_alloc_skb_gfp_dma': '',
+        'net_rx_align_iphdr.rx_ipv6_header.__netdev_alloc_skb_gfp_dma': 'no GFP_DMA zone'}
+
+
+KASAN = ['==================================================================',
+         'BUG: KASAN: slab-use-after-free in skb_release_data+0x4a/0x3c0',
+         'Read of size 8 at addr ffff888004b1c2c8 by task ksoftirqd/0/15',
+         '==================================================================']
+
+
+@pytest.mark.parametrize('before, nth, where', [
+    ('# net_rx_align_policy: pass:3 fail:0 skip:0 total:3', 1, 'net_rx_align_policy'),
+    ('KTAP version 1', 3, 'net_rx_align_policy'),
+    ('input: ImExPS/2 Generic Explorer Mouse as /devices/platform/i8042/serio1/input/input2',
+     1, 'net_rx_align_iphdr'),
+])
+def test_a_splat_outside_every_case_fails_the_run(parser: ModuleType, tmp_path: Path,
+                                                  before: str, nth: int, where: str) -> None:
+    """Item 6: a KASAN report after the last case of a suite, between suites or
+    after all suites was dropped (exit 0); one at the end of suite 1 was
+    blamed on suite 2's first case."""
+    v = judge_log(parser, faults.insert_before(faults.pass_log(), before, KASAN, nth), tmp_path)
+    assert v.exit == Exit.TEST_FAILED, v.cause
+    failed = [c for c in v.cases if c.status == 'FAIL']
+    assert len(failed) == 1 and where in failed[0].name, [c.name for c in failed]
+    assert 'BUG: KASAN: slab-use-after-free' in failed[0].message
+    assert not any(c.name.startswith('net_rx_align_alloc.rx_netdev_alloc') for c in failed)
+
+
+def test_kmemleaks_own_report_after_the_suites_is_the_scans_business(
+        parser: ModuleType, tmp_path: Path) -> None:
+    """The kernel prints 'kmemleak: N new suspected memory leaks' after the
+    suites when /init scans: the kmemleak case judges those, not the splat rule."""
+    lines = faults.insert_before(faults.kmemleak_clean(), 'rx_align_kmemleak: begin',
+                                 ['kmemleak: 1 new suspected memory leaks (see '
+                                  '/sys/kernel/debug/kmemleak)'])
+    v = judge_log(parser, lines, tmp_path, kmemleak=True)
+    assert v.exit == Exit.OK, v.cause
+
+
+ARM64_BUG = ['kernel BUG at net/core/skbuff.c:210!',
+             'Internal error: Oops - BUG: 00000000f2000800 [#1] PREEMPT SMP',
+             'pc : skb_panic+0x4c/0x50']
+RISCV_BUG = ['kernel BUG at net/core/skbuff.c:210!', 'Kernel BUG [#1]',
+             'epc : skb_panic+0x4c/0x50']
+
+
+@pytest.mark.parametrize('crash', [ARM64_BUG, RISCV_BUG])
+def test_a_bug_that_kunit_survives_is_a_crash(parser: ModuleType, tmp_path: Path,
+                                              crash: List[str]) -> None:
+    """Item 11: arm64's and riscv's `kernel BUG at` were no crash (exit 0 when
+    the run went on); and the cause named where output stopped, not the case
+    that was running when the kernel oopsed."""
+    v = judge_log(parser, faults.insert_before(faults.pass_log(),
+                                               'ok 3 napi_alloc_skb len=60', crash), tmp_path)
+    assert v.exit == Exit.INFRA, v.cause
+    assert 'kernel BUG at net/core/skbuff.c:210!' in v.cause
+    assert 'net_rx_align_alloc.rx_napi_alloc after "napi_alloc_skb len=1"' in v.cause
+
+
+def test_crash_words_in_a_tests_own_message_are_no_crash(parser: ModuleType,
+                                                        tmp_path: Path) -> None:
+    """Item 11: a failure message quoting crash text read as a kernel crash (exit 3)."""
+    lines = faults.replace(faults.fail(), 'arch x86_64, napi_alloc_skb, len 60: headroom 66, '
+                           'expected pad 64 + NET_IP_ALIGN 0',
+                           ['Kernel panic - not syncing: would follow from headroom 66'])
+    lines = faults.insert_before(lines, 'ok 2 napi_alloc_skb len=1',
+                                 ['    # rx_napi_alloc: BUG: kernel NULL pointer dereference '
+                                  'if the headroom were 0'])
+    v = judge_log(parser, lines, tmp_path)
+    assert v.exit == Exit.TEST_FAILED, v.cause
+
+
+def test_an_end_marker_without_begin_is_no_scan(parser: ModuleType, tmp_path: Path) -> None:
+    """Item 12: 'rx_align_kmemleak: end' alone passed the kmemleak check."""
+    lines = faults.insert_before(faults.pass_log(), 'reboot: Restarting system',
+                                 ['Run /init as init process', 'rx_align_kmemleak: end'])
+    v = judge_log(parser, lines, tmp_path, kmemleak=True)
+    assert v.exit == Exit.INFRA and 'kmemleak' in v.cause, v.cause
+
+
+def stamped(lines: List[str]) -> List[str]:
+    return [f'[{i / 1000:12.6f}] {ln}' for i, ln in enumerate(lines)]
+
+
+@pytest.mark.parametrize('fault, status', [
+    ('pass', Exit.OK), ('skip', Exit.OK), ('skip_noreason', Exit.TEST_FAILED),
+    ('warn_in_case', Exit.TEST_FAILED), ('fail', Exit.TEST_FAILED)])
+def test_printk_timestamps_change_nothing(parser: ModuleType, tmp_path: Path, fault: str,
+                                         status: Exit) -> None:
+    """Item 12: kunit_parser strips printk timestamps, our own regexes did not:
+    a timestamped skip lost its reason and failed (exit 1), a warning inside a
+    case was pinned on no case."""
+    plain = judge_log(parser, faults.FAULTS[fault](), tmp_path)
+    v = judge_log(parser, stamped(faults.FAULTS[fault]()), tmp_path)
+    assert v.exit == status == plain.exit, v.cause
+    assert [(c.name, c.status, c.message) for c in v.cases] == \
+        [(c.name, c.status, c.message) for c in plain.cases]
+    assert v.facts == plain.facts and v.facts['arch'] == 'x86_64'
