@@ -21,6 +21,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import arches, tree
 from .cache import Cache, Lock, default_root
+from .cli import run_main
 from .exitcodes import Exit, HarnessError
 from .kunit_driver import build_env, fmt_seconds
 from .paths import series_layers, series_patches
@@ -133,4 +134,4 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(run_main('compile-test', main))

@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
 from . import report
+from .cli import run_main
 from .exitcodes import Exit
-from .results import CaseStatus, Results, Verdict
 from .paths import MUTATION_PATCHES, REPO
+from .results import CaseStatus, Results, Verdict
 
 HERE = REPO / 'scripts'
 PATCHES = MUTATION_PATCHES
@@ -157,4 +158,4 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(run_main('mutation-test', main))

@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import report
+from .cli import run_main
 from .exitcodes import Exit
-from .results import Results
 from .paths import REPO
+from .results import Results
 
 HERE = REPO / 'scripts'
 
@@ -65,4 +66,4 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(run_main('repeat', main))
