@@ -31,7 +31,9 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
                'directory that holds no results of run-kunit), 7 results that do not '
                'belong together (another tree, series or run; the same arch twice), '
                '70 internal error')
-    p.add_argument('dirs', type=Path, nargs='+', metavar='RESULTS_DIR')
+    p.add_argument('dirs', type=Path, nargs='*', metavar='RESULTS_DIR',
+                   help='results directories of run-kunit (none at all: every --require\'d '
+                        'arch is missing)')
     p.add_argument('--out', type=Path, help='a new directory for the reports (default: the '
                    'only RESULTS_DIR, whose results.json is never rewritten)')
     p.add_argument('--expected', type=Path, metavar='FILE',
@@ -64,10 +66,12 @@ def run(args: argparse.Namespace) -> int:
         required = [a.name for a in arches.select(args.require)] if args.require else []
     except KeyError as e:
         raise HarnessError(Exit.USAGE, f'--require: unknown arch {e.args[0]!r}') from None
+    if not args.dirs and not required:
+        raise HarnessError(Exit.USAGE, 'no RESULTS_DIR given (and no --require)')
     if args.expected and not args.out:
         raise HarnessError(Exit.USAGE, '--expected changes verdicts: give --out NEW_DIR, so '
                            'that the run\'s own results stay as they were')
-    if not args.out and len(args.dirs) > 1:
+    if not args.out and len(args.dirs) != 1:
         raise HarnessError(Exit.USAGE, '--out is needed to merge several results directories')
     out = outdir.check(args.out, '--out') if args.out else None
     declared = expected_suites(TESTS_DIR)

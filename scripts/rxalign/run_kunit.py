@@ -147,7 +147,8 @@ def run(args: argparse.Namespace) -> int:
     cache = Cache(default_root())
     with Lock(cache), outdir.Staging(out) as staging:
         partial = staging.path
-        base = tree.user_base(args.tree) if args.tree else tree.debian_base()
+        mine = [cache.root, out, partial] + ([out.parent] if latest else [])
+        base = tree.user_base(args.tree, mine) if args.tree else tree.debian_base()
         layers = series_layers(TESTS_DIR, SERIES_DIR)
         if args.patches:
             layers.append(tree.Layer('extra', patches=tuple(args.patches)))

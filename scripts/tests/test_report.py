@@ -319,3 +319,12 @@ def test_the_kcidb_rules_catch_what_they_should() -> None:
                                     'origin': 'rxalign', 'build_id': 'rxalign:abc:x86_64',
                                     'path': 'kunit.a.b.c_len=1', 'status': 'XFAIL'}]}
     assert len(kcidb_problems(old)) == 3
+
+
+def test_a_merge_of_jobs_that_all_died(tmp_path: Path) -> None:
+    """Every job of the pipeline died: the CI's merge gets no directory at all,
+    and must fail, not complain about its arguments."""
+    out = tmp_path / 'm'
+    assert report_main.main(['--out', str(out), '--require', 'x86_64,powerpc']) == Exit.INFRA
+    assert '| powerpc | infra |' in (out / 'report.md').read_text()
+    assert report_main.main(['--out', str(tmp_path / 'n')]) == Exit.USAGE

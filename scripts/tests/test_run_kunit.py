@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from pathlib import Path
 from typing import List, Tuple
@@ -334,3 +335,20 @@ def test_a_silent_guest_is_stopped_as_hung(monkeypatch: pytest.MonkeyPatch,
     err = capsys.readouterr().err
     assert 'hung' in err and 'no console output for 2s' in err
     assert 'net_rx_align_alloc.rx_napi_alloc after "napi_alloc_skb len=1"' in err
+
+
+def test_results_and_cache_inside_the_tree_are_not_what_it_tests(
+        monkeypatch: pytest.MonkeyPatch, fake_tree: Path, tmp_path: Path) -> None:
+    """A kernel repository's CI writes --out and the cache inside its checkout;
+    they went into run-kunit's snapshot of --tree, so each arch's job tested a
+    tree of another hash and the merge could not tell one run's results from
+    another's (seen with the GitLab template's kernel-repository shape)."""
+    hashes = []
+    for arch in ('x86_64', 'powerpc32'):
+        checkout = tmp_path / f'job-{arch}'       # each CI job has its own checkout
+        shutil.copytree(fake_tree, checkout)
+        monkeypatch.setenv('RXALIGN_CACHE', str(checkout / f'.cache/rx-align-{arch}'))
+        out = checkout / 'results' / arch
+        assert run(monkeypatch, checkout, out, 'pass', args=('--arch', arch)) == Exit.OK
+        hashes.append(json.loads((out / 'results.json').read_text())['meta']['tree_hash'])
+    assert hashes[0] == hashes[1]
