@@ -125,6 +125,23 @@ def parse_source(text: str, config: Optional[Config] = None) -> Dict[str, List[s
     return suites
 
 
+def absent(declared: Dict[str, List[str]], ran: List[str]) -> List[str]:
+    """What was declared and did not run: a whole suite, or suite.case.
+
+    `ran` holds the names of the cases that ran (suite.case[.param]), and of
+    suites that started (a suite that began, then lost its cases, is there).
+    """
+    suites = {n.split('.')[0] for n in ran}
+    cases = {'.'.join(n.split('.')[:2]) for n in ran}
+    lost: List[str] = []
+    for suite, names in declared.items():
+        if suite not in suites:
+            lost.append(suite)
+        else:
+            lost += [f'{suite}.{c}' for c in names if f'{suite}.{c}' not in cases]
+    return lost
+
+
 def expected_suites(tests_dir: Path, config: Optional[Config] = None) -> Dict[str, List[str]]:
     suites: Dict[str, List[str]] = {}
     for src in sorted(tests_dir.glob('*.c')):

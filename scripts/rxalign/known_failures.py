@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Collection, List
+from typing import Collection, List, Optional
 
+from .arches import BY_NAME
+from .exitcodes import Exit, HarnessError
 from .results import CaseStatus, Verdict
 
 ANY = '*'
@@ -65,6 +67,16 @@ def check(rules: List[Rule], arches: Collection[str], suites: Collection[str]) -
                              f'({", ".join(sorted(suites))}): write a whole suite, '
                              'suite.case or suite.case.parameter, or "*" for an arch '
                              'whose results are missing')
+
+
+def from_option(path: Optional[Path], suites: Collection[str]) -> List[Rule]:
+    """The rules of --expected FILE, checked; a usage error that names the line."""
+    try:
+        rules = load(path) if path else []
+        check(rules, BY_NAME, suites)
+    except (OSError, ValueError) as e:
+        raise HarnessError(Exit.USAGE, f'--expected: {e}') from None
+    return rules
 
 
 def apply(verdict: Verdict, rules: List[Rule]) -> Verdict:

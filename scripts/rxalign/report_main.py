@@ -16,7 +16,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from . import arches, known_failures, outdir, report
 from .cli import run_main
-from .declared import expected_suites
+from .declared import absent, expected_suites
 from .exitcodes import Exit, HarnessError
 from .paths import TESTS_DIR
 from .results import ArchStatus, Results
@@ -75,21 +75,13 @@ def run(args: argparse.Namespace) -> int:
         raise HarnessError(Exit.USAGE, '--out is needed to merge several results directories')
     out = outdir.check(args.out, '--out') if args.out else None
     declared = expected_suites(TESTS_DIR)
-    try:
-        rules = known_failures.load(args.expected) if args.expected else []
-        known_failures.check(rules, arches.BY_NAME, declared)
-    except (OSError, ValueError) as e:
-        raise HarnessError(Exit.USAGE, f'--expected: {e}') from None
+    rules = known_failures.from_option(args.expected, declared)
     merged = report.merge(_load(args.dirs), args.run_id, required)
     for v in merged.arches.values():
         # a declared case the stored results do not have is missing, whatever they say
         if v.cases and not v.problem:
-            have = {'.'.join(c.name.split('.')[:2]) for c in v.cases}
-            suites = {c.name.split('.')[0] for c in v.cases}
-            for suite, cases in declared.items():
-                lost = [suite] if suite not in suites else \
-                    [f'{suite}.{c}' for c in cases if f'{suite}.{c}' not in have]
-                v.missing += [m for m in lost if m not in v.missing]
+            lost = absent(declared, [c.name for c in v.cases])
+            v.missing += [m for m in lost if m not in v.missing]
         known_failures.apply(v, rules)
     if out:
         outdir.write(out, lambda d: report.write_all(d, merged))

@@ -126,12 +126,7 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs < 1 or args.timeout < 1 or args.idle_timeout < 1:
         raise HarnessError(Exit.USAGE, '--jobs, --timeout and --idle-timeout take a positive '
                            'number')
-    declared = expected_suites(TESTS_DIR)
-    try:
-        known = known_failures.load(args.expected) if args.expected else []
-        known_failures.check(known, arches.BY_NAME, declared)
-    except (OSError, ValueError) as e:
-        raise HarnessError(Exit.USAGE, f'--expected: {e}') from None
+    known = known_failures.from_option(args.expected, expected_suites(TESTS_DIR))
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime('%Y%m%d-%H%M%S')
     out = outdir.check(args.out or RESULTS / stamp)
     latest = None if args.out else out.parent / 'latest'

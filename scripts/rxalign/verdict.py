@@ -13,6 +13,7 @@ from types import ModuleType
 from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Tuple
 
 from . import console
+from .declared import absent
 from .kunit_driver import ArchRun
 from .results import ArchStatus, Case, CaseStatus, Problem, Verdict
 
@@ -142,13 +143,7 @@ def judge(run: ArchRun, expected: Dict[str, List[str]], parser: ModuleType,
         for suite in root.subtests:
             _walk(suite, '', parser, con.skips, v.cases)
         _pin_splats(v, con)
-        seen = {c.name.split('.')[0] for c in v.cases} | {s.name for s in root.subtests}
-        seen_cases = {'.'.join(c.name.split('.')[:2]) for c in v.cases}
-        for suite, cases in expected.items():
-            if suite not in seen:
-                v.missing.append(suite)
-            else:
-                v.missing += [f'{suite}.{c}' for c in cases if f'{suite}.{c}' not in seen_cases]
+        v.missing = absent(expected, [c.name for c in v.cases] + [s.name for s in root.subtests])
     cause = _problem(run, con, timeout, ktap_file, parsed, v)
     if not cause and parsed and root.counts.errors and not v.missing and \
             not any(c.status == CaseStatus.CRASH for c in v.cases):
