@@ -51,9 +51,9 @@ def merge(parts: Sequence[Tuple[Path, Results]], run_id: str = '',
 
     They must have tested the same thing in the same run: the same tree
     content, the same series, the same run id (and `run_id`, when given);
-    each arch may come from one directory only. Every arch in `require`
-    that none of them has gets an infra verdict: its job ended without
-    results, and that must not read as a pass.
+    each arch may come from one directory only. Every arch in `require`, or
+    that a run was asked for, that none of them has gets an infra verdict:
+    its job ended without results, and that must not read as a pass.
     """
     merged = Results(runs=[], arches={})
     where: Dict[str, Path] = {}
@@ -79,7 +79,8 @@ def merge(parts: Sequence[Tuple[Path, Results]], run_id: str = '',
                                    'merge one results directory per arch')
             where[arch] = d
             merged.arches[arch] = v
-    for arch in require:
+    asked = [a for meta in merged.runs for a in meta.arches]
+    for arch in dict.fromkeys([*require, *asked]):
         if arch not in merged.arches:
             merged.arches[arch] = Verdict(arch=arch, problem=Problem(
                 ArchStatus.INFRA, f'{arch}: no results: no results directory of this run has '

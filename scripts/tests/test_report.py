@@ -328,3 +328,12 @@ def test_a_merge_of_jobs_that_all_died(tmp_path: Path) -> None:
     assert report_main.main(['--out', str(out), '--require', 'x86_64,powerpc']) == Exit.INFRA
     assert '| powerpc | infra |' in (out / 'report.md').read_text()
     assert report_main.main(['--out', str(tmp_path / 'n')]) == Exit.USAGE
+
+
+def test_an_arch_the_run_was_asked_for_cannot_vanish(parser: ModuleType,
+                                                     tmp_path: Path) -> None:
+    """A results.json whose failing arch was cut out (by hand, or by a tool)
+    merged green: the run's own list of arches is required too."""
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': 'pass', 'powerpc32': 'fail'})
+    edit_results(d, lambda r: r['arches'].pop('powerpc32'))
+    assert report_main.main(['--out', str(tmp_path / 'out'), str(d)]) == Exit.INFRA
