@@ -23,6 +23,8 @@ class Arch:
     kconfig: Tuple[str, ...] = ()       # extra kconfig lines for this arch
     slim: Tuple[str, ...] = ()          # cuts on top of scripts/kconfig/slim.config
     default: bool = False               # part of a plain `run-kunit`
+    defconfig: str = ''                 # compile-test: the make target of its base config
+    compile_enable: Tuple[str, ...] = ()  # compile-test: options its defconfig leaves off
     policy: str = ''                    # one line for the README and reports
 
     def qemu_config_path(self, kmemleak: bool = False) -> Optional[Path]:
@@ -46,22 +48,25 @@ ARCHES: Tuple[Arch, ...] = (
     Arch(name='x86_64', kunit_arch='x86_64', cross_compile='',
          packages=('gcc', 'qemu-system-x86'), qemu_binary='qemu-system-x86_64',
          firmware=('/usr/share/qemu/qboot.rom',), default=True, slim=_X86_SLIM,
-         kmemleak_qemu_config='x86_64-kmemleak.py',
+         kmemleak_qemu_config='x86_64-kmemleak.py', defconfig='x86_64_defconfig',
          policy='NET_IP_ALIGN 0 (arch override), 4K pages'),
     Arch(name='powerpc', kunit_arch='powerpc', cross_compile='powerpc64-linux-gnu-',
          packages=_PPC, qemu_binary='qemu-system-ppc64',
          firmware=('/usr/share/qemu/vof.bin',), qemu_config='powerpc.py', image='vmlinux',
-         default=True,
+         default=True, defconfig='ppc64_defconfig',
          policy='ppc64 pseries: NET_IP_ALIGN 0 (arch override), 64K pages'),
     Arch(name='powerpc32', kunit_arch='powerpc', cross_compile='powerpc64-linux-gnu-',
          packages=_PPC, qemu_binary='qemu-system-ppc',
          firmware=('/usr/share/qemu/openbios-ppc',),
          qemu_config='powerpc32.py', image='vmlinux', default=True,
+         defconfig='pmac32_defconfig',
          policy='ppc32 g3beige: NET_IP_ALIGN 2 (generic), 4K pages'),
     # The rest of kunit.py 6.12's QEMU configs, plus ppc64le and UML.
     Arch(name='i386', kunit_arch='i386', cross_compile='',
          packages=('gcc', 'qemu-system-x86', 'seabios'), qemu_binary='qemu-system-i386',
          firmware=('/usr/share/seabios/bios-256k.bin',), slim=_X86_SLIM,
+         # 3c515 is ISA, which only 32-bit x86 has
+         defconfig='i386_defconfig', compile_enable=('ISA',),
          policy='x86 32-bit: NET_IP_ALIGN 0 (arch override)'),
     Arch(name='arm64', kunit_arch='arm64', cross_compile='aarch64-linux-gnu-',
          packages=_cross('gcc-aarch64-linux-gnu', 'qemu-system-arm'),

@@ -26,7 +26,9 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import tree
 from .cache import Cache, default_root
+from .cli import run_main
 from .exitcodes import Exit
+from .paths import REPO
 
 COCCI = 'scripts/coccinelle/api/net_ip_align.cocci'
 GREP = re.compile(r'skb_reserve\(\s*[^,;]+,\s*(?:2|2\s*\+\s*[^);]+|[^);]+\+\s*2)\s*\)\s*;')
@@ -40,7 +42,7 @@ TODO = {
     'tx': 'not a receive buffer (a packet built for sending): out of scope, leave',
     'other': 'nothing seen in the function, not reviewed yet: review by hand',
 }
-REVIEWED = Path(__file__).resolve().parents[2] / 'audit/reviewed.txt'
+REVIEWED = REPO / 'audit/reviewed.txt'
 
 
 @dataclasses.dataclass(frozen=True)
@@ -227,4 +229,4 @@ def audit(args: argparse.Namespace, src: Path) -> int:
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(run_main('audit', main))

@@ -28,10 +28,13 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import arches, series, tree
 from .cache import Cache
-from .expected import expected_suites
-from .kunit_runner import ArchRun, RunSettings, run_arch
-from .run_kunit import KUNITCONFIG, SLIM, TESTS_DIR
-from .verdict import Verdict, judge, load_kunit_parser
+from .cli import run_main
+from .declared import expected_suites
+from .exitcodes import Exit, HarnessError
+from .kunit_driver import ArchRun, RunSettings, load_kunit_parser, run_arch
+from .paths import KUNITCONFIG, SLIM, TESTS_DIR
+from .results import Verdict
+from .verdict import judge
 
 SCENARIOS = ('cold', 'warm', 'incremental', 'no-op')
 
@@ -59,8 +62,8 @@ def _plain(arch: arches.Arch, src: Path, build: Path, jobs: int) -> float:
     start = time.monotonic()
     proc = subprocess.run(cmd, cwd=src, capture_output=True, text=True, env=env, check=False)
     if proc.returncode != 0:
-        raise SystemExit(f'bench: error: plain kunit.py failed for {arch.name}:\n'
-                         + (proc.stdout + proc.stderr)[-2000:])
+        raise HarnessError(Exit.INFRA, f'plain kunit.py failed for {arch.name}:\n'
+                           + (proc.stdout + proc.stderr)[-2000:])
     return time.monotonic() - start
 
 
@@ -140,4 +143,4 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(run_main('bench', main))

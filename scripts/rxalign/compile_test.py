@@ -21,15 +21,9 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import arches, series, tree
 from .cache import Cache, Lock, default_root
+from .cli import run_main
 from .exitcodes import Exit, HarnessError
-from .kunit_runner import build_env, fmt_seconds
-
-DEFCONFIG = {'x86_64': 'x86_64_defconfig', 'powerpc': 'ppc64_defconfig',
-             'powerpc32': 'pmac32_defconfig', 'i386': 'i386_defconfig'}
-# Buses a defconfig leaves off that some touched drivers need (3c515 is ISA,
-# which only 32-bit x86 has).
-BUSES = {'i386': ('ISA',)}
-
+from .kunit_driver import build_env, fmt_seconds
 
 def touched_c_files(patches: List[Path]) -> List[str]:
     files: List[str] = []
@@ -66,9 +60,9 @@ def compile_arch(arch: arches.Arch, src: Path, build: Path, files: List[str], lo
                  jobs: int) -> List[Tuple[str, str, str]]:
     build.mkdir(parents=True, exist_ok=True)
     symbols: Dict[str, Optional[str]] = {f: kconfig_symbol(src, f) for f in files}
-    if _make(arch, src, build, [DEFCONFIG[arch.name]], log, jobs) != 0:
-        return [(f, 'FAIL', f'{DEFCONFIG[arch.name]} failed (see {log})') for f in files]
-    enable = [a for bus in BUSES.get(arch.name, ()) for a in ('--enable', bus)]
+    if _make(arch, src, build, [arch.defconfig], log, jobs) != 0:
+        return [(f, 'FAIL', f'{arch.defconfig} failed (see {log})') for f in files]
+    enable = [a for opt in arch.compile_enable for a in ('--enable', opt)]
     enable += [a for s in symbols.values() if s for a in ('--module', s)]
     subprocess.run([str(src / 'scripts/config'), '--file', str(build / '.config'), *enable],
                    check=True)
@@ -98,6 +92,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         selected = arches.select(args.arch)
     except KeyError as e:
         print(f'compile-test: error: unknown arch {e.args[0]!r}', file=sys.stderr)
+        return int(Exit.USAGE)
+    no_defconfig = [a.name for a in selected if not a.defconfig]
+    if no_defconfig:
+        print(f'compile-test: error: {", ".join(no_defconfig)}: no defconfig in the arch table '
+              '(scripts/rxalign/arches.py); use an arch that has one: '
+              f'{", ".join(a.name for a in arches.ARCHES if a.defconfig)}', file=sys.stderr)
         return int(Exit.USAGE)
     patches = series.all_patches()
     files = touched_c_files(patches)
@@ -133,4 +133,4 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(run_main('compile-test', main))

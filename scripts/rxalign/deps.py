@@ -9,6 +9,7 @@ import sys
 from typing import Callable, Iterable, List, Optional, Sequence
 
 from .arches import Arch
+from .cli import run_main
 from .exitcodes import Exit, HarnessError
 
 # What every run needs, whatever the arch: the kernel source and its build deps.
@@ -97,4 +98,4 @@ def main(argv: Sequence[str]) -> int:
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(run_main('deps', lambda: main(sys.argv[1:])))

@@ -11,17 +11,20 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
+from . import report
+from .cli import run_main
 from .exitcodes import Exit
+from .paths import MUTATION_PATCHES, REPO
+from .results import CaseStatus, Results, Verdict
 
-HERE = Path(__file__).resolve().parents[1]
-PATCHES = HERE / 'mutations'
+HERE = REPO / 'scripts'
+PATCHES = MUTATION_PATCHES
 
 
 @dataclasses.dataclass(frozen=True)
@@ -112,7 +115,7 @@ class Outcome:
 
 
 def _run_kunit(arches: str, out: Path, patch: Optional[Path],
-               debug: bool = False) -> Tuple[int, Dict[str, Any]]:
+               debug: bool = False) -> Tuple[int, Optional[Results], str]:
     cmd = [str(HERE / 'run-kunit'), '--arch', arches, '--out', str(out)]
     if debug:
         cmd.append('--debug')
@@ -121,24 +124,22 @@ def _run_kunit(arches: str, out: Path, patch: Optional[Path],
     proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                           check=False)
     try:
-        data = json.loads((out / 'results.json').read_text())
-    except (OSError, ValueError):
-        data = {'error': proc.stderr.strip()}
-    return proc.returncode, data
+        results: Optional[Results] = report.read(out)[0]
+    except ValueError:
+        results = None
+    return proc.returncode, results, proc.stderr.strip()
 
 
-def judge(m: Mutation, status: int, results: Dict[str, Any]) -> Outcome:
-    arch = results.get('arches', {}).get(m.arch, {})
-    cases = arch.get('cases', []) if isinstance(arch, dict) else []
-    failed = [c for c in cases if c['status'] == 'FAIL']
-    caught_by = [c['name'] for c in failed]
+def judge(m: Mutation, status: int, arch: Optional[Verdict], error: str = '') -> Outcome:
+    failed = [c for c in arch.cases if c.status == CaseStatus.FAIL] if arch else []
+    caught_by = [c.name for c in failed]
     missing = [f'{prefix} ("{says}")' for prefix, says in m.catches
-               if not any(c['name'].startswith(prefix) and says in c['message'] for c in failed)]
+               if not any(c.name.startswith(prefix) and says in c.message for c in failed)]
     killed = status == Exit.TEST_FAILED and not missing
     if killed:
         detail = f'{len(failed)} case(s) failed'
     elif status != Exit.TEST_FAILED:
-        cause = arch.get('cause') if isinstance(arch, dict) else results.get('error')
+        cause = arch.cause if arch else error
         detail = f'run-kunit exited {status}, not {int(Exit.TEST_FAILED)}: {cause}'
     else:
         detail = f'did not fail as expected: {", ".join(missing)}'
@@ -169,7 +170,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         arches = ','.join(dict.fromkeys(m.arch for m in chosen if m.debug == debug))
         what = f'{arches}{" --debug" if debug else ""}'
         print(f'baseline: the unmutated tree on {what}', flush=True)
-        status, _ = _run_kunit(arches, out / f'baseline{"-debug" if debug else ""}', None, debug)
+        status, _, _ = _run_kunit(arches, out / f'baseline{"-debug" if debug else ""}', None,
+                                  debug)
         if status != Exit.OK:
             print(f'mutation-test: error: the unmutated tree does not pass on {what} '
                   f'(run-kunit exit {status}, see {out}); fix that first', file=sys.stderr)
@@ -178,9 +180,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     outcomes = []
     for i, m in enumerate(chosen, 1):
         print(f'[{i}/{len(chosen)}] {m.name} on {m.arch}...', flush=True)
-        status, results = _run_kunit(m.arch, out / m.name, PATCHES / f'{m.name}.patch',
-                                     m.debug)
-        o = judge(m, status, results)
+        status, results, err = _run_kunit(m.arch, out / m.name, PATCHES / f'{m.name}.patch',
+                                          m.debug)
+        o = judge(m, status, results.arches.get(m.arch) if results else None, err)
         print(f'[{i}/{len(chosen)}] {m.name}: {"killed" if o.killed else "SURVIVED"} '
               f'({o.detail})', flush=True)
         outcomes.append(o)
@@ -195,4 +197,4 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(run_main('mutation-test', main))

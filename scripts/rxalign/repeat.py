@@ -7,24 +7,27 @@ statuses, and the same policy facts; anything that differs is printed.
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from . import report
+from .cli import run_main
 from .exitcodes import Exit
+from .paths import REPO
+from .results import Results
 
-HERE = Path(__file__).resolve().parents[1]
+HERE = REPO / 'scripts'
 
 
-def fingerprint(results: Dict[str, Any]) -> Dict[str, Tuple[str, Tuple[Tuple[str, str], ...],
-                                                           Tuple[Tuple[str, str], ...]]]:
+def fingerprint(results: Results) -> Dict[str, Tuple[str, Tuple[Tuple[str, str], ...],
+                                                      Tuple[Tuple[str, str], ...]]]:
     out = {}
-    for arch, v in results['arches'].items():
-        cases = tuple((c['name'], c['status']) for c in v.get('cases', []))
-        out[arch] = (v['status'], cases, tuple(sorted(v.get('facts', {}).items())))
+    for arch, v in results.arches.items():
+        cases = tuple((c.name, c.shown) for c in v.cases)
+        out[arch] = (v.status.value, cases, tuple(sorted(v.facts.items())))
     return out
 
 
@@ -41,7 +44,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if args.arch:
             cmd += ['--arch', args.arch]
         status = subprocess.run(cmd, stdout=subprocess.DEVNULL, check=False).returncode
-        results = json.loads((work / str(i) / 'results.json').read_text())
+        results = report.read(work / str(i))[0]
         fp = fingerprint(results)
         counts = ', '.join(f'{a}={v[0]}/{len(v[1])}' for a, v in fp.items())
         same = first is None or fp == first
@@ -63,4 +66,4 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(run_main('repeat', main))

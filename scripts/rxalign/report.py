@@ -1,27 +1,30 @@
-"""Report writers: one results model in, report.md/.html, junit.xml, JSON out.
+"""Report writers: one Results in, report.md/.html, junit.xml, JSON out.
 
-They all read the merged results (arch -> verdict as JSON), so a report
-made at the end of a run and one regenerated later by scripts/report from
-several results directories are the same.
+They all read the same typed Results (results.py), so a report made at the
+end of a run and one regenerated later by scripts/report from several
+results directories are the same, and every status they show is decided
+from the cases by results.decide().
 """
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 import os
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from .kunit_runner import fmt_seconds
-
-Results = Dict[str, Any]   # {'meta': {...}, 'arches': {arch: verdict json}}
+from .exitcodes import Exit, HarnessError
+from .kunit_driver import fmt_seconds
+from .results import ArchStatus, Case, Problem, Results, RunMeta, Verdict
 
 FACT_COLUMNS = ('net_ip_align', 'net_skb_pad', 'l1_cache_bytes', 'smp_cache_bytes',
                 'page_size', 'dma_cache_align', 'efficient_unaligned', 'bits', 'endian')
 REPORT_FILES = ('report.md', 'report.html', 'junit.xml', 'results.json', 'kcidb.json')
+SHOWN = ('PASS', 'FAIL', 'XFAIL', 'SKIP', 'CRASH')
 
 
 def atomic_write(path: Path, text: str) -> None:
@@ -30,35 +33,64 @@ def atomic_write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def merge(parts: Iterable[Results]) -> Results:
-    """Several runs (a CI that fans arches out) into one; a later run of an arch wins."""
-    merged: Results = {'meta': {'runs': []}, 'arches': {}}
-    for part in sorted(parts, key=lambda r: str(r.get('meta', {}).get('finished', ''))):
-        meta = part.get('meta', {})
-        merged['meta']['runs'].append(meta)
-        for key in ('tree', 'head'):
-            if key in meta:
-                merged['meta'].setdefault(key, meta[key])
-        merged['arches'].update(part.get('arches', {}))
+def read(d: Path) -> Tuple[Results, Dict[str, str]]:
+    """One results directory -> its Results, and the statuses its file claims."""
+    path = d / 'results.json'
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise ValueError(f'{path}: not a results file of run-kunit ({e})') from e
+    results = Results.from_json(data, str(path))
+    claimed = {a: str(v.get('status', '')) for a, v in data['arches'].items()}
+    return results, claimed
+
+
+def merge(parts: Sequence[Tuple[Path, Results]], run_id: str = '',
+          require: Sequence[str] = ()) -> Results:
+    """Several results directories (a CI that fans arches out) into one.
+
+    They must have tested the same thing in the same run: the same tree
+    content, the same series, the same run id (and `run_id`, when given);
+    each arch may come from one directory only. Every arch in `require`, or
+    that a run was asked for, that none of them has gets an infra verdict:
+    its job ended without results, and that must not read as a pass.
+    """
+    merged = Results(runs=[], arches={})
+    where: Dict[str, Path] = {}
+    first: Optional[Tuple[Path, RunMeta]] = None
+    for d, part in parts:
+        for meta in part.runs:
+            if run_id and meta.run_id != run_id:
+                raise HarnessError(Exit.MISMATCH, f'{d}: results of run {meta.run_id!r}, not '
+                                   f'of this run ({run_id!r}): a directory left by an '
+                                   'earlier pipeline? Merge only this run\'s results')
+            if first is None:
+                first = (d, meta)
+            elif meta.identity() != first[1].identity():
+                diff = [f'{k} {getattr(meta, k)!r} vs {getattr(first[1], k)!r}'
+                        for k in RunMeta.IDENTITY if getattr(meta, k) != getattr(first[1], k)]
+                raise HarnessError(Exit.MISMATCH, f'{d} and {first[0]} are results of '
+                                   f'different runs or trees ({"; ".join(diff)}): merge only '
+                                   'the results of one run of one tree')
+            merged.runs.append(meta)
+        for arch, v in part.arches.items():
+            if arch in where:
+                raise HarnessError(Exit.MISMATCH, f'{arch} is in both {where[arch]} and {d}: '
+                                   'merge one results directory per arch')
+            where[arch] = d
+            merged.arches[arch] = v
+    asked = [a for meta in merged.runs for a in meta.arches]
+    for arch in dict.fromkeys([*require, *asked]):
+        if arch not in merged.arches:
+            merged.arches[arch] = Verdict(arch=arch, problem=Problem(
+                ArchStatus.INFRA, f'{arch}: no results: no results directory of this run has '
+                'it (its job ended before writing them, or was never run)'))
     return merged
 
 
-def load(dirs: Iterable[Path]) -> Results:
-    parts = []
-    for d in dirs:
-        path = d / 'results.json'
-        try:
-            parts.append(json.loads(path.read_text()))
-        except (OSError, ValueError) as e:
-            raise ValueError(f'{path}: not a results file of run-kunit ({e})') from e
-    return merge(parts)
-
-
-def _counts(v: Dict[str, Any]) -> Dict[str, int]:
-    counts = {s: 0 for s in ('PASS', 'FAIL', 'XFAIL', 'SKIP', 'CRASH')}
-    for c in v.get('cases', []):
-        counts[c['status']] = counts.get(c['status'], 0) + 1
-    counts['MISSING'] = len(v.get('missing', []))
+def _counts(v: Verdict) -> Dict[str, int]:
+    counts = {s: v.count(s) for s in SHOWN}
+    counts['MISSING'] = len(v.missing)
     return counts
 
 
@@ -70,31 +102,33 @@ def _case_key(name: str) -> str:
 # ---- report.md ----
 
 def markdown(results: Results) -> str:
-    arches = results['arches']
-    out = [f'# rx-align KUnit report: {results["meta"].get("tree", "")}', '']
+    arches = results.arches
+    out = [f'# rx-align KUnit report: {results.meta.tree if results.runs else ""}', '']
     out.append('| arch | verdict | pass | fail | known | skip | missing | build | boot+run |')
     out.append('|---|---|---|---|---|---|---|---|---|')
     for name, v in arches.items():
         c = _counts(v)
-        s = v.get('seconds', {})
-        out.append(f'| {name} | {v["status"]} | {c["PASS"]} | {c["FAIL"] + c["CRASH"]} | '
+        s = v.seconds
+        out.append(f'| {name} | {v.status.value} | {c["PASS"]} | {c["FAIL"] + c["CRASH"]} | '
                    f'{c["XFAIL"]} | {c["SKIP"]} | {c["MISSING"]} | '
                    f'{fmt_seconds(s.get("build", 0))} | {s.get("run", 0)}s |')
     out += ['', '## Policy facts (from net_rx_align_policy)', '',
             '| arch | ' + ' | '.join(FACT_COLUMNS) + ' |', '|---' * (len(FACT_COLUMNS) + 1) + '|']
     for name, v in arches.items():
-        facts = v.get('facts', {})
-        out.append(f'| {name} | ' + ' | '.join(facts.get(k, '?') for k in FACT_COLUMNS) + ' |')
+        out.append(f'| {name} | ' + ' | '.join(v.facts.get(k, '?') for k in FACT_COLUMNS) + ' |')
     out.append('')
     for name, v in arches.items():
-        bad = [c for c in v.get('cases', []) if c['status'] in ('FAIL', 'CRASH', 'XFAIL')]
-        if v['status'] == 'passed' and not bad:
+        bad = [c for c in v.cases if c.shown in ('FAIL', 'CRASH', 'XFAIL') or c.gating]
+        if v.status == ArchStatus.PASSED and not bad:
             continue
-        out += [f'## {name}: {v["status"]}', '', v.get('cause', ''), '']
+        out += [f'## {name}: {v.status.value}', '', v.cause, '']
         for case in bad:
-            tag = ' (known failure)' if case['status'] == 'XFAIL' else ''
-            out.append(f'- `{case["name"]}`{tag}: {case.get("message") or case["status"]}')
-        for m in v.get('missing', []):
+            tag = f' (known failure: {case.known})' if case.shown == 'XFAIL' else ''
+            what = case.message or case.shown
+            if case.gating and case.status.value == 'SKIP':
+                what = 'skipped without a reason'
+            out.append(f'- `{case.name}`{tag}: {what}')
+        for m in v.missing:
             out.append(f'- `{m}`: missing from the KTAP output')
         out.append('')
     return '\n'.join(out) + '\n'
@@ -106,7 +140,7 @@ _COLOURS = {'PASS': '#c8f0c8', 'FAIL': '#f4b4b4', 'CRASH': '#f4b4b4', 'XFAIL': '
             'SKIP': '#e0e0e0', 'MISSING': '#d0b0f0'}
 
 
-def _cell(cases: List[Dict[str, Any]], missing: bool) -> Tuple[str, str, str]:
+def _cell(cases: List[Case], missing: bool) -> Tuple[str, str, str]:
     """(status, text, details) of one arch x test-case cell."""
     if missing:
         return 'MISSING', 'missing', 'not in the KTAP output'
@@ -114,31 +148,28 @@ def _cell(cases: List[Dict[str, Any]], missing: bool) -> Tuple[str, str, str]:
         return '', '', ''
     by: Dict[str, int] = {}
     for c in cases:
-        by[c['status']] = by.get(c['status'], 0) + 1
+        by[c.shown] = by.get(c.shown, 0) + 1
     worst = next((s for s in ('CRASH', 'FAIL', 'XFAIL', 'SKIP', 'PASS') if s in by), 'PASS')
     text = ' '.join(f'{n} {s.lower()}' for s, n in sorted(by.items()))
-    details = '\n'.join(f'{c["name"].split(".", 2)[-1]}: {c.get("message", "")}'
-                        for c in cases if c['status'] in ('FAIL', 'CRASH', 'XFAIL', 'SKIP'))
+    details = '\n'.join(f'{c.name.split(".", 2)[-1]}: {c.message}'
+                        for c in cases if c.shown in ('FAIL', 'CRASH', 'XFAIL', 'SKIP'))
     return worst, text, details
 
 
 def html_page(results: Results) -> str:
-    arches = results['arches']
+    arches = results.arches
     keys: List[str] = []
     for v in arches.values():
-        for c in v.get('cases', []):
-            if _case_key(c['name']) not in keys:
-                keys.append(_case_key(c['name']))
-        for m in v.get('missing', []):
-            if _case_key(m) not in keys:
-                keys.append(_case_key(m))
+        for name in [c.name for c in v.cases] + v.missing:
+            if _case_key(name) not in keys:
+                keys.append(_case_key(name))
     e = html.escape
     rows = []
     for key in keys:
         cells = []
         for v in arches.values():
-            cases = [c for c in v.get('cases', []) if _case_key(c['name']) == key]
-            missing = any(m == key or m == key.split('.')[0] for m in v.get('missing', []))
+            cases = [c for c in v.cases if _case_key(c.name) == key]
+            missing = any(m == key or m == key.split('.')[0] for m in v.missing)
             status, text, details = _cell(cases, missing)
             body = e(text)
             if details:
@@ -148,15 +179,14 @@ def html_page(results: Results) -> str:
         rows.append(f'<tr><th>{e(key)}</th>{"".join(cells)}</tr>')
     head = ''.join(f'<th>{e(a)}</th>' for a in arches)
     verdicts = ''.join(
-        f'<td style="background:{_COLOURS["PASS" if v["status"] == "passed" else "FAIL"]}" '
-        f'title="{e(v.get("cause", ""))}">{e(v["status"])}</td>' for v in arches.values())
+        f'<td style="background:{_COLOURS["PASS" if v.exit == Exit.OK else "FAIL"]}" '
+        f'title="{e(v.cause)}">{e(v.status.value)}</td>' for v in arches.values())
     facts = ''.join(
-        f'<tr><th>{e(k)}</th>' + ''.join(f'<td>{e(v.get("facts", {}).get(k, "?"))}</td>'
+        f'<tr><th>{e(k)}</th>' + ''.join(f'<td>{e(v.facts.get(k, "?"))}</td>'
                                          for v in arches.values()) + '</tr>'
         for k in FACT_COLUMNS)
-    causes = ''.join(f'<li><b>{e(a)}</b>: {e(v.get("cause", ""))}</li>'
-                     for a, v in arches.items())
-    title = e(f'rx-align KUnit report: {results["meta"].get("tree", "")}')
+    causes = ''.join(f'<li><b>{e(a)}</b>: {e(v.cause)}</li>' for a, v in arches.items())
+    title = e(f'rx-align KUnit report: {results.meta.tree if results.runs else ""}')
     return f'''<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>
 <style>
@@ -182,41 +212,43 @@ pre {{ margin: 0; font-size: 85%; white-space: pre-wrap; }}
 def junit(results: Results) -> str:
     root = ET.Element('testsuites', name='rx-align')
     totals = {'tests': 0, 'failures': 0, 'errors': 0, 'skipped': 0}
-    for arch, v in results['arches'].items():
+    for arch, v in results.arches.items():
         suites: Dict[str, ET.Element] = {}
 
         def suite(name: str) -> ET.Element:
             if name not in suites:
                 el = ET.SubElement(root, 'testsuite', name=f'{arch}.{name}')
                 props = ET.SubElement(el, 'properties')
-                for k, val in v.get('facts', {}).items():
+                for k, val in v.facts.items():
                     ET.SubElement(props, 'property', name=k, value=str(val))
                 suites[name] = el
             return suites[name]
 
-        for c in v.get('cases', []):
-            parts = c['name'].split('.', 2)
-            tc = ET.SubElement(suite(parts[0]), 'testcase', classname=f'{arch}.{_case_key(c["name"])}',
+        for c in v.cases:
+            parts = c.name.split('.', 2)
+            tc = ET.SubElement(suite(parts[0]), 'testcase', classname=f'{arch}.{_case_key(c.name)}',
                                name=parts[-1], time='0')
-            log = '\n'.join(c.get('log', []))
-            if c['status'] in ('FAIL', 'XFAIL'):
-                el = ET.SubElement(tc, 'failure', message=c.get('message', '')[:1000], type='FAIL')
+            log = '\n'.join(c.log)
+            if c.shown in ('FAIL', 'XFAIL'):
+                el = ET.SubElement(tc, 'failure', message=c.message[:1000], type='FAIL')
                 el.text = log
-                if c['status'] == 'XFAIL':
+                if c.shown == 'XFAIL':
                     el.set('type', 'known-failure')
-            elif c['status'] == 'CRASH':
+            elif c.shown == 'CRASH':
                 ET.SubElement(tc, 'error', message='crashed', type='CRASH').text = log
-            elif c['status'] == 'SKIP':
-                ET.SubElement(tc, 'skipped', message=c.get('message', ''))
-        for m in v.get('missing', []):
+            elif c.gating:
+                ET.SubElement(tc, 'failure', message='skipped without a reason', type='SKIP')
+            elif c.shown == 'SKIP':
+                ET.SubElement(tc, 'skipped', message=c.message)
+        for m in v.missing:
             tc = ET.SubElement(suite(m.split('.')[0]), 'testcase', classname=f'{arch}.{m}',
                                name=m.split('.')[-1], time='0')
             ET.SubElement(tc, 'error', message='missing from the KTAP output', type='MISSING')
-        if v['status'] not in ('passed', 'failed'):
+        if v.status not in (ArchStatus.PASSED, ArchStatus.FAILED):
             # The arch itself did not produce complete results: say so as an error.
             tc = ET.SubElement(suite('run'), 'testcase', classname=f'{arch}.run', name='boot',
-                               time=str(v.get('seconds', {}).get('run', 0)))
-            ET.SubElement(tc, 'error', message=v.get('cause', '')[:1000], type=v['status'])
+                               time=str(v.seconds.get('run', 0)))
+            ET.SubElement(tc, 'error', message=v.cause[:1000], type=v.status.value)
         for el in suites.values():
             cases = el.findall('testcase')
             n = {'tests': len(cases),
@@ -234,40 +266,83 @@ def junit(results: Results) -> str:
 
 
 # ---- kcidb.json ----
+#
+# The rules below are KCIDB's I/O schema v4.3 (kcidb-io,
+# kcidb_io/schema/v04_03.py, and the patterns of its v4 base): an origin
+# matches [a-z0-9_]+ and every id is "<origin>:<anything>"; a test path is
+# dot-separated and matches ^[.a-zA-Z0-9_-]*$; a build's architecture
+# matches ^[a-z0-9_]*$; git_commit_hash is 40 hex digits; a test status is
+# one of FAIL ERROR MISS PASS DONE SKIP; no property may be null, and no
+# object takes properties the schema does not name. tests/test_report.py
+# checks our output against them.
 
+KCIDB_VERSION = {'major': 4, 'minor': 3}
+ORIGIN = 'rxalign'
 _KCIDB_STATUS = {'PASS': 'PASS', 'FAIL': 'FAIL', 'XFAIL': 'FAIL', 'SKIP': 'SKIP',
                  'CRASH': 'ERROR'}
+_PATH_UNSAFE = re.compile(r'[^a-zA-Z0-9_-]+')
+_SHA1 = re.compile(r'^[0-9a-f]{40}$')
+_BUILD_FAILED = re.compile(r': (?:build|kunit\.py config) failed: ')
+
+
+def kcidb_component(name: str) -> str:
+    """One KUnit name (a parameter's may hold '=', spaces, ',') as a path component."""
+    return _PATH_UNSAFE.sub('_', name).strip('_') or '_'
+
+
+def kcidb_path(name: str) -> str:
+    """kunit.<suite>.<case>[.<param>] with each component path-safe.
+
+    The suite and case are C identifiers already; only the third component,
+    a parameter's description, needs mapping ('len=1' -> 'len_1').
+    """
+    parts = name.split('.', 2)
+    return 'kunit.' + '.'.join(kcidb_component(p) for p in parts)
 
 
 def kcidb(results: Results) -> Dict[str, Any]:
-    """A KCIDB v4-shaped document: one checkout, a build per arch, a test per case."""
-    origin = 'rxalign'
-    head = results['meta'].get('head', 'unknown')
-    checkout = f'{origin}:{head[:12]}'
-    data: Dict[str, Any] = {'version': {'major': 4, 'minor': 3},
-                            'checkouts': [{'id': checkout, 'origin': origin,
-                                           'git_commit_hash': head, 'valid': True}],
+    """A KCIDB v4.3 document: one checkout, a build per arch, a test per case."""
+    meta = results.meta if results.runs else None
+    head = meta.head if meta else ''
+    checkout = f'{ORIGIN}:{(head or "unknown")[:12]}'
+    co: Dict[str, Any] = {'id': checkout, 'origin': ORIGIN, 'valid': True}
+    if _SHA1.match(head):
+        co['git_commit_hash'] = head
+    if meta:
+        co['comment'] = meta.tree
+        co['misc'] = {'tree_hash': meta.tree_hash, 'series': meta.series, 'run_id': meta.run_id}
+    data: Dict[str, Any] = {'version': dict(KCIDB_VERSION), 'checkouts': [co],
                             'builds': [], 'tests': []}
-    for arch, v in results['arches'].items():
+    for arch, v in results.arches.items():
         build = f'{checkout}:{arch}'
-        data['builds'].append({'id': build, 'origin': origin, 'checkout_id': checkout,
-                               'architecture': arch,
-                               'duration': v.get('seconds', {}).get('build', 0),
-                               'valid': 'build failed' not in v.get('cause', '')})
-        names = [(c['name'], _KCIDB_STATUS[c['status']], c.get('message', ''))
-                 for c in v.get('cases', [])]
-        names += [(m, 'MISS', 'missing from the KTAP output') for m in v.get('missing', [])]
-        for name, status, msg in names:
-            path = 'kunit.' + '.'.join(re.sub(r'[^\w=-]+', '_', p) for p in name.split('.'))
-            data['tests'].append({'id': f'{build}:{path}', 'origin': origin, 'build_id': build,
+        problem = v.problem.cause if v.problem else ''
+        data['builds'].append({'id': build, 'origin': ORIGIN, 'checkout_id': checkout,
+                               'architecture': kcidb_component(arch).lower(),
+                               'duration': float(v.seconds.get('build', 0)),
+                               'valid': not _BUILD_FAILED.search(problem)})
+        tests = [(c.name, _KCIDB_STATUS[c.shown], c.message, c.shown) for c in v.cases]
+        tests += [(m, 'MISS', 'missing from the KTAP output', 'MISSING') for m in v.missing]
+        paths: Dict[str, str] = {}
+        for name, status, msg, shown in tests:
+            path = kcidb_path(name)
+            if path in paths and paths[path] != name:
+                # two parameter names that map alike: keep both, apart
+                path += '-' + hashlib.sha256(name.encode()).hexdigest()[:8]
+            paths[path] = name
+            misc: Dict[str, Any] = {'kunit_name': name, 'kunit_status': shown}
+            if msg:
+                misc['message'] = msg
+            data['tests'].append({'id': f'{build}:{path}', 'origin': ORIGIN, 'build_id': build,
                                   'path': path, 'status': status,
-                                  'misc': {'message': msg} if msg else {}})
+                                  'waived': shown == 'XFAIL', 'misc': misc})
     return data
 
 
-def write_all(out_dir: Path, results: Results) -> None:
+def write_all(out_dir: Path, results: Results, with_results: bool = True) -> None:
+    """Every report file; results.json too unless `with_results` is False."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write(out_dir / 'results.json', json.dumps(results, indent=1) + '\n')
+    if with_results:
+        atomic_write(out_dir / 'results.json', json.dumps(results.to_json(), indent=1) + '\n')
     atomic_write(out_dir / 'report.md', markdown(results))
     atomic_write(out_dir / 'report.html', html_page(results))
     atomic_write(out_dir / 'junit.xml', junit(results))
@@ -276,10 +351,10 @@ def write_all(out_dir: Path, results: Results) -> None:
 
 def terminal_table(results: Results) -> str:
     rows = [('arch', 'verdict', 'pass', 'fail', 'skip', 'missing', 'build', 'run')]
-    for arch, v in results['arches'].items():
+    for arch, v in results.arches.items():
         c = _counts(v)
-        s = v.get('seconds', {})
-        rows.append((arch, v['status'], str(c['PASS']), str(c['FAIL'] + c['CRASH']),
+        s = v.seconds
+        rows.append((arch, v.status.value, str(c['PASS']), str(c['FAIL'] + c['CRASH']),
                      str(c['SKIP']), str(c['MISSING']), fmt_seconds(s.get('build', 0)),
                      f'{s.get("run", 0)}s'))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]

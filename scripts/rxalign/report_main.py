@@ -1,7 +1,10 @@
 """scripts/report: regenerate, or merge, reports from saved results directories.
 
 A CI that fans arches out over machines runs run-kunit once per arch and
-then `scripts/report --out merged DIR...` to get one report and one gate.
+then `scripts/report --out merged --require A,B,C --run-id ID DIR...` to get
+one report and one gate. Every status is decided again from the cases
+(a stored status is never trusted), every arch of --require must be there,
+and the directories must be results of one run of one tree.
 """
 
 from __future__ import annotations
@@ -9,35 +12,95 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
-from . import expected_failures, report
-from .exitcodes import Exit
-from .verdict import gate
+from . import arches, known_failures, outdir, report
+from .cli import run_main
+from .declared import absent, expected_suites
+from .exitcodes import Exit, HarnessError
+from .paths import TESTS_DIR
+from .results import ArchStatus, Results
+
+PROG = 'report'
+
+
+def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        prog=PROG, description=__doc__.split('\n')[0],
+        epilog='exit status: as run-kunit, for the merged results; 2 usage (also a '
+               'directory that holds no results of run-kunit), 7 results that do not '
+               'belong together (another tree, series or run; the same arch twice), '
+               '70 internal error')
+    p.add_argument('dirs', type=Path, nargs='*', metavar='RESULTS_DIR',
+                   help='results directories of run-kunit (none at all: every --require\'d '
+                        'arch is missing)')
+    p.add_argument('--out', type=Path, help='a new directory for the reports (default: the '
+                   'only RESULTS_DIR, whose results.json is never rewritten)')
+    p.add_argument('--expected', type=Path, metavar='FILE',
+                   help='known failures (see README); needs --out')
+    p.add_argument('--require', default='', metavar='A,B',
+                   help='arches that must have results: one missing fails the merge (exit 3)')
+    p.add_argument('--run-id', default='', metavar='ID',
+                   help='refuse results of any other run (the id run-kunit --run-id got)')
+    return p.parse_args(argv)
+
+
+def _load(dirs: List[Path]) -> List[Tuple[Path, Results]]:
+    parts = []
+    for d in dirs:
+        try:
+            results, claimed = report.read(d)
+        except ValueError as e:
+            raise HarnessError(Exit.USAGE, str(e)) from None
+        for arch, v in results.arches.items():
+            said = claimed.get(arch)
+            if said and said != v.status.value:
+                print(f'{PROG}: warning: {d}: {arch} is stored as {said}, its cases say '
+                      f'{v.status.value}: the cases decide', file=sys.stderr)
+        parts.append((d, results))
+    return parts
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        required = [a.name for a in arches.select(args.require)] if args.require else []
+    except KeyError as e:
+        raise HarnessError(Exit.USAGE, f'--require: unknown arch {e.args[0]!r}') from None
+    if not args.dirs and not required:
+        raise HarnessError(Exit.USAGE, 'no RESULTS_DIR given (and no --require)')
+    if args.expected and not args.out:
+        raise HarnessError(Exit.USAGE, '--expected changes verdicts: give --out NEW_DIR, so '
+                           'that the run\'s own results stay as they were')
+    if not args.out and len(args.dirs) != 1:
+        raise HarnessError(Exit.USAGE, '--out is needed to merge several results directories')
+    out = outdir.check(args.out, '--out') if args.out else None
+    declared = expected_suites(TESTS_DIR)
+    rules = known_failures.from_option(args.expected, declared)
+    merged = report.merge(_load(args.dirs), args.run_id, required)
+    for v in merged.arches.values():
+        # a declared case the stored results do not have is missing, whatever they say
+        if v.cases and not v.problem:
+            lost = absent(declared, [c.name for c in v.cases])
+            v.missing += [m for m in lost if m not in v.missing]
+        known_failures.apply(v, rules)
+    if out:
+        outdir.write(out, lambda d: report.write_all(d, merged))
+        where = out
+    else:
+        # in place: the reports again, never the results they come from
+        report.write_all(args.dirs[0], merged, with_results=False)
+        where = args.dirs[0]
+    print(report.terminal_table(merged))
+    print(f'\n{PROG}: {where}/report.md')
+    for v in merged.arches.values():
+        if v.status != ArchStatus.PASSED:
+            print(f'{PROG}: error: {v.cause}', file=sys.stderr)
+    return int(merged.gate())
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    p = argparse.ArgumentParser(prog='report', description=__doc__.split('\n')[0],
-                                epilog='exit status: as run-kunit, for the merged results')
-    p.add_argument('dirs', type=Path, nargs='+', metavar='RESULTS_DIR')
-    p.add_argument('--out', type=Path, help='where to write (default: the only RESULTS_DIR)')
-    p.add_argument('--expected', type=Path, metavar='FILE', help='known failures (see README)')
-    args = p.parse_args(argv)
-    if not args.out and len(args.dirs) > 1:
-        p.error('--out is needed to merge several results directories')
-    try:
-        results = report.load(args.dirs)
-        rules = expected_failures.load(args.expected) if args.expected else []
-    except (OSError, ValueError) as e:
-        print(f'report: error: {e}', file=sys.stderr)
-        return int(Exit.USAGE)
-    for arch, data in results['arches'].items():
-        expected_failures.apply(arch, data, rules)
-    out = args.out or args.dirs[0]
-    report.write_all(out, results)
-    print(report.terminal_table(results))
-    print(f'\nreport: {out}/report.md')
-    return int(gate([d['status'] for d in results['arches'].values()]))
+    args = parse_args(argv)
+    return run_main(PROG, lambda: run(args))
 
 
 if __name__ == '__main__':

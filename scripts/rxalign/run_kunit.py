@@ -4,28 +4,30 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import hashlib
 import json
 import os
-import shutil
-import signal
+import secrets
+import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, List, Optional, Sequence
 
-from . import arches, deps, expected_failures, report, series, tree
+from . import arches, deps, known_failures, outdir, report, series, tree
 from .cache import Cache, Lock, default_root
+from .cli import run_main
+from .declared import expected_suites, module_functions, read_config
 from .exitcodes import Exit, HarnessError
-from .expected import expected_suites, module_functions
-from .kunit_runner import RunSettings, fmt_seconds, run_arch
-from .verdict import ENVIRONMENT, Verdict, gate, judge, load_kunit_parser
+from .kunit_driver import RunSettings, fmt_seconds, load_kunit_parser, run_arch
+from .paths import DEBUG, KUNITCONFIG, SERIES_DIR, SLIM, TESTS_DIR
+from .results import ArchStatus, Problem, Results, RunMeta, Verdict
+from .verdict import judge
 
-REPO = Path(__file__).resolve().parents[2]
-TESTS_DIR = series.TESTS_DIR
-KUNITCONFIG = REPO / 'kunitconfig'
-SLIM = REPO / 'scripts/kconfig/slim.config'
-DEBUG = REPO / 'scripts/kconfig/debug.config'
+PROG = 'run-kunit'
 RESULTS = Path('kunit-results')
+RUN_ID_ENV = 'RXALIGN_RUN_ID'
+IDLE_DEFAULT = 60
 
 
 def say(msg: str) -> None:
@@ -33,32 +35,39 @@ def say(msg: str) -> None:
 
 
 def error(msg: str) -> None:
-    print(f'run-kunit: error: {msg}', file=sys.stderr, flush=True)
+    print(f'{PROG}: error: {msg}', file=sys.stderr, flush=True)
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     names = ', '.join(a.name for a in arches.ARCHES)
     default = ','.join(a.name for a in arches.default_arches())
     p = argparse.ArgumentParser(
-        prog='run-kunit',
+        prog=PROG,
         description='Build the kernel with our series and KUnit tests for each arch, boot it '
                     'in QEMU with kunit.py, and write per-arch results and reports.',
         epilog='exit status: 0 passed, 1 a test failed, 2 usage, 3 results missing '
-               '(build/boot/timeout/crash/incomplete KTAP), 4 environment, 5 a patch did '
-               'not apply, 6 cache busy, 130 interrupted')
-    p.add_argument('--arch', default=default,
-                   help=f'comma-separated arches, or "all" (default: {default}; known: {names})')
+               '(build/boot/timeout/hang/crash/incomplete KTAP), 4 environment, 5 a patch '
+               'did not apply, 6 cache busy, 70 internal error, 130 interrupted')
+    p.add_argument('--arch', help=f'comma-separated arches, or "all" (default: {default}; '
+                   f'known: {names})')
     p.add_argument('--tree', type=Path, help='use this kernel tree instead of Debian\'s '
                    'linux-source-6.12; it is read, never modified')
     p.add_argument('--patches', type=Path, nargs='+', default=[], metavar='FILE',
                    help='extra patches applied with git am on top of the series and tests')
-    p.add_argument('--out', type=Path, help='results directory '
+    p.add_argument('--out', type=Path, help='a new (or empty) results directory '
                    '(default: kunit-results/<UTC time>, with kunit-results/latest)')
     p.add_argument('--jobs', type=int, default=os.cpu_count() or 1, help='make -j (default: nproc)')
     p.add_argument('--timeout', type=int, default=300,
                    help='seconds one arch may take to boot and run (default: 300)')
+    p.add_argument('--idle-timeout', type=int, default=IDLE_DEFAULT, metavar='S',
+                   help='stop a guest that prints nothing for S seconds, as hung '
+                        f'(default: {IDLE_DEFAULT})')
+    p.add_argument('--run-id', default=os.environ.get(RUN_ID_ENV, ''), metavar='ID',
+                   help='names this run in its results, so that scripts/report merges only '
+                        'the results of one run (a CI pipeline id; default: '
+                        f'${RUN_ID_ENV}, else one made up)')
     p.add_argument('--expected', type=Path, metavar='FILE',
-                   help='known failures, "ARCH: CASE-PREFIX  # why" per line: shown, not gating')
+                   help='known failures, "ARCH: SUITE.CASE  # why" per line: shown, not gating')
     p.add_argument('--debug', action='store_true',
                    help='add scripts/kconfig/debug.config (KASAN, lockdep, DEBUG_NET, '
                         'DEBUG_OBJECTS, atomic-sleep checks; own build dirs)')
@@ -75,24 +84,55 @@ def _progress(i: int, n: int, name: str, start: float) -> Any:
     return show
 
 
-def run(args: argparse.Namespace) -> int:
+def check_patch(path: Path) -> None:
+    """A --patches file must be a git format-patch mail with a diff, said before any work."""
+    if not path.is_file():
+        raise HarnessError(Exit.USAGE, f'--patches {path}: no such file')
+    text = path.read_text(errors='replace')
+    if not text.strip():
+        raise HarnessError(Exit.USAGE, f'--patches {path}: the file is empty; give the output '
+                           'of git format-patch')
+    if not any(line.startswith('diff --git ') or line.startswith('+++ ')
+               for line in text.splitlines()):
+        raise HarnessError(Exit.USAGE, f'--patches {path}: not a patch (no "diff --git" or '
+                           '"+++" line); give the output of git format-patch')
+
+
+def select_arches(spec: Optional[str]) -> List[arches.Arch]:
+    if spec is not None and not spec.replace(',', '').strip():
+        raise HarnessError(Exit.USAGE, f'--arch {spec!r} names no arch (an unset CI '
+                           'variable?); name arches, or "all", or leave --arch out for the '
+                           'default ones')
     try:
-        selected = arches.select(args.arch)
+        selected = arches.select(spec)
     except KeyError as e:
         names = ', '.join(a.name for a in arches.ARCHES)
         raise HarnessError(Exit.USAGE, f'unknown arch {e.args[0]!r}; known arches: {names}, '
                            'or "all"') from None
     if not selected:
         raise HarnessError(Exit.USAGE, '--arch names no arch')
+    return selected
+
+
+def _git_tree_hash(path: Path) -> str:
+    return subprocess.run(['git', '-C', str(path), 'rev-parse', 'HEAD^{tree}'],
+                          capture_output=True, text=True, check=False).stdout.strip()
+
+
+def run(args: argparse.Namespace) -> int:
+    selected = select_arches(args.arch)
     for patch in args.patches:
-        if not patch.is_file():
-            raise HarnessError(Exit.USAGE, f'--patches {patch}: no such file')
-    if args.jobs < 1 or args.timeout < 1:
-        raise HarnessError(Exit.USAGE, '--jobs and --timeout take a positive number')
-    try:
-        known = expected_failures.load(args.expected) if args.expected else []
-    except (OSError, ValueError) as e:
-        raise HarnessError(Exit.USAGE, f'--expected: {e}') from None
+        check_patch(patch)
+    if args.jobs < 1 or args.timeout < 1 or args.idle_timeout < 1:
+        raise HarnessError(Exit.USAGE, '--jobs, --timeout and --idle-timeout take a positive '
+                           'number')
+    known = known_failures.from_option(args.expected, expected_suites(TESTS_DIR))
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime('%Y%m%d-%H%M%S')
+    out = outdir.check(args.out or RESULTS / stamp)
+    latest = None if args.out else out.parent / 'latest'
+    if latest:
+        outdir.check_latest(latest)
+    run_id = args.run_id or f'local-{stamp}-{secrets.token_hex(3)}'
 
     deps.ensure_packages(deps.BASE_PACKAGES + (deps.DEBUG_PACKAGES if args.debug else ()), say)
     problems = {a.name: p for a in selected if (p := deps.arch_problem(a, say))}
@@ -100,12 +140,11 @@ def run(args: argparse.Namespace) -> int:
         raise next(iter(problems.values()))
 
     cache = Cache(default_root())
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime('%Y%m%d-%H%M%S')
-    out = (args.out or RESULTS / stamp).resolve()
-    partial = out.with_name(out.name + '.partial')
-    with Lock(cache):
-        base = tree.user_base(args.tree) if args.tree else tree.debian_base()
-        layers = series.layers()
+    with Lock(cache), outdir.Staging(out) as staging:
+        partial = staging.path
+        mine = [cache.root, out, partial] + ([out.parent] if latest else [])
+        base = tree.user_base(args.tree, mine) if args.tree else tree.debian_base()
+        layers = series.layers(TESTS_DIR, SERIES_DIR)
         if args.patches:
             layers.append(tree.Layer('extra', patches=tuple(args.patches)))
         say(f'tree: {base.label} + ' + ' + '.join(
@@ -116,67 +155,60 @@ def run(args: argparse.Namespace) -> int:
         say(f'tree ready: {prepared.path} at {prepared.head[:12]}'
             + (' (unchanged)' if prepared.reused else ''))
 
-        if partial.exists():
-            shutil.rmtree(partial)
-        partial.mkdir(parents=True)
-        try:
-            settings = RunSettings(tree=prepared.path, cache=cache, base_id=base.base_id,
-                                   kunitconfigs=[KUNITCONFIG] + ([] if args.no_slim else [SLIM])
-                                   + ([DEBUG] if args.debug else []),
-                                   jobs=args.jobs, timeout=args.timeout,
-                                   profile='-'.join(p for p, on in (('full', args.no_slim),
-                                                                     ('debug', args.debug)) if on),
-                                   slim=not args.no_slim, kmemleak=args.debug)
-            parser = load_kunit_parser(prepared.path / 'tools/testing/kunit')
-            expected = expected_suites(TESTS_DIR)
-            ours = module_functions(TESTS_DIR)
-            verdicts: List[Verdict] = []
-            for i, a in enumerate(selected, 1):
-                show = _progress(i, len(selected), a.name, time.monotonic())
-                if a.name in problems:
-                    (partial / a.name).mkdir()
-                    v = Verdict(arch=a.name, status=ENVIRONMENT, cause=problems[a.name].message)
-                else:
-                    result = run_arch(a, settings, partial / a.name, show)
-                    v = judge(result, expected, parser, args.timeout, ours)
-                show(f'{v.status}: {v.cause}')
-                # The results directory is renamed into place at the end: name
-                # the logs where they will be, not where they are being written.
-                v.cause = v.cause.replace(str(partial), str(out))
-                v.logs = {k: p.replace(str(partial), str(out)) for k, p in v.logs.items()}
-                verdicts.append(v)
+        settings = RunSettings(tree=prepared.path, cache=cache, base_id=base.base_id,
+                               kunitconfigs=[KUNITCONFIG] + ([] if args.no_slim else [SLIM])
+                               + ([DEBUG] if args.debug else []),
+                               jobs=args.jobs, timeout=args.timeout,
+                               idle_timeout=args.idle_timeout,
+                               profile='-'.join(p for p, on in (('full', args.no_slim),
+                                                                 ('debug', args.debug)) if on),
+                               slim=not args.no_slim, kmemleak=args.debug)
+        parser = load_kunit_parser(prepared.path / 'tools/testing/kunit')
+        ours = module_functions(TESTS_DIR)
+        verdicts: List[Verdict] = []
+        for i, a in enumerate(selected, 1):
+            show = _progress(i, len(selected), a.name, time.monotonic())
+            if a.name in problems:
+                (partial / a.name).mkdir()
+                v = Verdict(arch=a.name, problem=Problem(ArchStatus.ENVIRONMENT,
+                                                         problems[a.name].message))
+            else:
+                result = run_arch(a, settings, partial / a.name, show)
+                config = read_config(result.config) if result.config else None
+                v = judge(result, expected_suites(TESTS_DIR, config), parser, args.timeout, ours)
+            known_failures.apply(v, known)
+            # The results directory is renamed into place at the end: name
+            # the logs where they will be, not where they are being written.
+            if v.problem:
+                v.problem = Problem(v.problem.status,
+                                    v.problem.cause.replace(str(partial), str(out)))
+            v.logs = {k: p.replace(str(partial), str(out)) for k, p in v.logs.items()}
+            show(f'{v.status.value}: {v.cause}')
+            verdicts.append(v)
 
-            meta: Dict[str, Any] = {'tree': base.label, 'head': prepared.head,
-                                    'base_commit': prepared.base_commit,
-                                    'arches': [a.name for a in selected],
-                                    'finished': datetime.datetime.now(
-                                        datetime.timezone.utc).isoformat(timespec='seconds')}
-            results = {'meta': meta, 'arches': {
-                v.arch: expected_failures.apply(v.arch, v.to_json(), known) for v in verdicts}}
-            for name, data in results['arches'].items():
-                report.atomic_write(partial / name / 'verdict.json',
-                                    json.dumps(data, indent=1) + '\n')
-            report.write_all(partial, results)
-            if out.exists():
-                shutil.rmtree(out)
-            os.replace(partial, out)
-            if not args.out:
-                latest = out.parent / 'latest'
-                if latest.is_symlink() or latest.exists():
-                    latest.unlink()
-                latest.symlink_to(out.name)
-        except BaseException:
-            # Ctrl-C, a crash of ours: no half-written results directory.
-            shutil.rmtree(partial, ignore_errors=True)
-            raise
+        meta = RunMeta(tree=base.label, head=prepared.head, base_commit=prepared.base_commit,
+                       tree_hash=_git_tree_hash(prepared.path),
+                       series=hashlib.sha256(''.join(layer.own_key() for layer in layers)
+                                             .encode()).hexdigest(),
+                       run_id=run_id, arches=tuple(a.name for a in selected),
+                       finished=datetime.datetime.now(datetime.timezone.utc)
+                       .isoformat(timespec='seconds'))
+        results = Results(runs=[meta], arches={v.arch: v for v in verdicts})
+        for v in verdicts:
+            report.atomic_write(partial / v.arch / 'verdict.json',
+                                json.dumps(v.to_json(), indent=1) + '\n')
+        report.write_all(partial, results)
+        staging.commit()
+    if latest:
+        outdir.point_latest(latest, out)
     say('')
     say(report.terminal_table(results))
     say('')
     say(f'results: {out}/report.md (also report.html, junit.xml, results.json, kcidb.json)')
-    for data in results['arches'].values():
-        if data['status'] != 'passed':
-            error(data['cause'])
-    return int(gate([d['status'] for d in results['arches'].values()]))
+    for v in verdicts:
+        if v.status != ArchStatus.PASSED:
+            error(v.cause)
+    return int(results.gate())
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -185,23 +217,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         for a in arches.ARCHES:
             say(f'{a.name:12} {"default" if a.default else "":8} {a.policy}')
         return 0
-
-    def on_term(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-    signal.signal(signal.SIGTERM, on_term)
-    try:
-        return run(args)
-    except HarnessError as e:
-        error(e.message)
-        return int(e.status)
-    except KeyboardInterrupt:
-        error('interrupted; the partial results were removed, the next run starts clean')
-        return int(Exit.INTERRUPTED)
-    except OSError as e:
-        if e.errno == 28:  # ENOSPC
-            error(f'disk full: {e}; free space in {default_root()} or set RXALIGN_CACHE')
-            return int(Exit.ENVIRONMENT)
-        raise
+    return run_main(PROG, lambda: run(args), 'interrupted; the partial results were removed, '
+                    'the next run starts clean')
 
 
 if __name__ == '__main__':

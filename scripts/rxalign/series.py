@@ -13,10 +13,8 @@ from pathlib import Path
 from typing import List, Optional, Tuple
 
 from . import tree
+from .paths import SERIES_DIR, TESTS_DIR
 
-REPO = Path(__file__).resolve().parents[2]
-SERIES_DIR = REPO / 'kernel-patches'
-TESTS_DIR = REPO / 'kunit-tests'
 COVER_LETTER = '0000-cover-letter.patch'
 
 
@@ -26,17 +24,16 @@ class Series:
     mailed_to: str                      # the tree and audience, for humans
     tests_dir: Optional[Path] = None    # the patch is kunit-tests/, committed by us
 
-    @property
-    def directory(self) -> Path:
-        return SERIES_DIR / self.name
+    def directory(self, series_dir: Path = SERIES_DIR) -> Path:
+        return series_dir / self.name
 
-    def patches(self) -> Tuple[Path, ...]:
-        return tuple(sorted(p for p in self.directory.glob('*.patch')
+    def patches(self, series_dir: Path = SERIES_DIR) -> Tuple[Path, ...]:
+        return tuple(sorted(p for p in self.directory(series_dir).glob('*.patch')
                             if p.name != COVER_LETTER))
 
-    def layer(self, tests_dir: Optional[Path] = None) -> tree.Layer:
-        return tree.Layer(self.name, patches=self.patches(),
-                          tests_dir=(tests_dir or self.tests_dir) if self.tests_dir else None)
+    def layer(self, tests_dir: Path = TESTS_DIR, series_dir: Path = SERIES_DIR) -> tree.Layer:
+        return tree.Layer(self.name, patches=self.patches(series_dir),
+                          tests_dir=tests_dir if self.tests_dir else None)
 
 
 # Fixes go to net, and net reaches net-next before the tests that need them.
@@ -50,10 +47,10 @@ BY_NAME = {s.name: s for s in SERIES}
 DRIVERS = BY_NAME['drivers-rfc']
 
 
-def layers(tests_dir: Optional[Path] = None) -> List[tree.Layer]:
+def layers(tests_dir: Path = TESTS_DIR, series_dir: Path = SERIES_DIR) -> List[tree.Layer]:
     """The stack every job tests, in the order above (@tests_dir: a copy of kunit-tests/)."""
-    return [s.layer(tests_dir) for s in SERIES]
+    return [s.layer(tests_dir, series_dir) for s in SERIES]
 
 
-def all_patches() -> List[Path]:
-    return [p for s in SERIES for p in s.patches()]
+def all_patches(series_dir: Path = SERIES_DIR) -> List[Path]:
+    return [p for s in SERIES for p in s.patches(series_dir)]

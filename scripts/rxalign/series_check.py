@@ -21,6 +21,7 @@ from typing import Counter, Optional, Sequence, Tuple
 from . import series, tree
 from .audit import COCCI
 from .cache import Cache, Lock, default_root
+from .cli import run_main
 from .compile_test import touched_c_files
 from .exitcodes import Exit, HarnessError
 
@@ -112,4 +113,4 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(run_main('series-check', main))

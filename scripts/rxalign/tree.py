@@ -52,6 +52,7 @@ class Base:
     label: str                   # for humans and reports
     tarball: Optional[Path] = None
     path: Optional[Path] = None  # a tree the user named; read, never written
+    exclude: Tuple[str, ...] = ()  # in it, what is ours (results, cache): not snapshotted
 
 
 @dataclasses.dataclass(frozen=True)
@@ -94,13 +95,18 @@ def debian_base() -> Base:
                 tarball=DEBIAN_TARBALL)
 
 
-def user_base(path: Path) -> Base:
+def user_base(path: Path, ours: Sequence[Path] = ()) -> Base:
+    """A tree the user named. `ours` are paths of this run (its results, the
+    cache) that a CI may keep inside the checkout: they are no part of the
+    kernel, and the snapshot leaves them out so every job tests the same tree."""
     path = path.expanduser().resolve()
     if not (path / 'Makefile').is_file() or not (path / 'tools/testing/kunit/kunit.py').is_file():
         raise HarnessError(Exit.USAGE, f'--tree {path} is not a kernel tree with '
                            'tools/testing/kunit/kunit.py')
     digest = hashlib.sha256(str(path).encode()).hexdigest()[:12]
-    return Base(base_id=f'tree-{path.name}-{digest}', label=str(path), path=path)
+    inside = tuple(str(p.resolve().relative_to(path)) for p in ours
+                   if p.resolve().is_relative_to(path) and p.resolve() != path)
+    return Base(base_id=f'tree-{path.name}-{digest}', label=str(path), path=path, exclude=inside)
 
 
 def _git(tree: Path, *args: str, env: Optional[Dict[str, str]] = None,
@@ -170,7 +176,8 @@ def _import_user_tree(tree: Path, base: Base) -> Tuple[str, str]:
     if not (tree / '.git').exists():
         _init_repo(tree)
     env = {'GIT_WORK_TREE': str(base.path), 'GIT_INDEX_FILE': str(tree / '.git' / 'base.index')}
-    _git(tree, '--work-tree', str(base.path), 'add', '-A', env=env)
+    _git(tree, '--work-tree', str(base.path), 'add', '-A', '--', ':/',
+         *[f':(top,exclude){p}' for p in base.exclude], env=env)
     tree_id = _git(tree, '--work-tree', str(base.path), 'write-tree', env=env).stdout.strip()
     commit = _git(tree, 'commit-tree', tree_id, '-m', f'{base.label} (as found)',
                   env=BASE_IDENTITY).stdout.strip()

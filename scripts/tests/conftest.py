@@ -14,9 +14,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rxalign import verdict  # noqa: E402
+from rxalign.kunit_driver import load_kunit_parser  # noqa: E402
 
-FIXTURES = Path(__file__).resolve().parent / 'fixtures'
 TARBALL = Path('/usr/src/linux-source-6.12.tar.xz')
 
 
@@ -31,13 +30,13 @@ def kunit_tools(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope='session')
 def parser(kunit_tools: Path) -> ModuleType:
-    return verdict.load_kunit_parser(kunit_tools)
+    return load_kunit_parser(kunit_tools)
 
 
 FAKE_KUNIT = '''\
 #!/usr/bin/env python3
 """A stand-in for kunit.py: each phase does what RXALIGN_FAKE says."""
-import os, sys, time
+import os, subprocess, sys, time
 mode = os.environ.get('RXALIGN_FAKE', 'pass')
 sub = sys.argv[1]
 args = dict(a[2:].split('=', 1) for a in sys.argv[2:] if a.startswith('--') and '=' in a)
@@ -54,10 +53,32 @@ if sub == 'config':   # kunit.py keeps the kunitconfig it configured with
 if sub == 'exec':
     timeout = int(args['timeout'])
     arch = os.path.basename(build.rstrip('/'))
+    with open(os.path.join(build, 'exec-args.log'), 'w') as f:
+        f.write('\\n'.join(sys.argv[2:]) + '\\n')
+    if os.environ.get('RXALIGN_FAKE_KILL_ARCH') == arch:
+        # a CI job killed mid-run (OOM, a runner's timeout): run-kunit dies
+        # by SIGKILL before it writes any results
+        os.kill(os.getppid(), 9)
+        time.sleep(60)
     ktap = os.environ.get('RXALIGN_FAKE_KTAP_' + arch, os.environ.get('RXALIGN_FAKE_KTAP', ''))
+    text = open(ktap).read() if ktap else ''
+    if mode == 'spin':
+        # kunit.py --raw_output=all: the console on stdout as it comes, then a
+        # guest that never exits (a kernel spinning after a panic, or silent),
+        # until kunit.py's own --timeout terminates "QEMU".
+        log = open(os.path.join(build, 'test.log'), 'w')
+        for line in text.splitlines(keepends=True):
+            sys.stdout.write(line)
+            sys.stdout.flush()
+            log.write(line)
+        qemu = subprocess.Popen(['sleep', str(timeout)])
+        code = qemu.wait()
+        log.close()
+        if code == 0:
+            print(f"Command '['qemu']' timed out after {timeout} seconds")
+        sys.exit(1)
     with open(os.path.join(build, 'test.log'), 'w') as log:
-        if ktap:
-            log.write(open(ktap).read())
+        log.write(text)
     if mode == 'hang':
         time.sleep(timeout)
         print(f"Command '['qemu']' timed out after {timeout} seconds")
@@ -96,7 +117,7 @@ def fake_tree(tmp_path: Path, kunit_tools: Path, monkeypatch: pytest.MonkeyPatch
     tree = tmp_path / 'linux'
     kunit = tree / 'tools/testing/kunit'
     kunit.mkdir(parents=True)
-    for f in ('kunit_parser.py', 'kunit_printer.py', 'kunit_config.py'):
+    for f in ('kunit_parser.py', 'kunit_printer.py', 'kunit_config.py', 'kunit_json.py'):
         (kunit / f).write_text((kunit_tools / f).read_text())
     (kunit / 'kunit.py').write_text(FAKE_KUNIT)
     (tree / 'Makefile').write_text('# fake\n')

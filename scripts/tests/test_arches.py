@@ -36,3 +36,15 @@ def test_unknown_arch_is_a_usage_error() -> None:
                           capture_output=True, text=True, check=False)
     assert proc.returncode == Exit.USAGE
     assert "unknown arch 'vax'" in proc.stderr and 'x86_64' in proc.stderr
+
+
+def test_compile_test_reads_its_defconfigs_from_the_arch_table() -> None:
+    """compile-test kept its own per-arch DEFCONFIG/BUSES dicts beside the arch
+    table (issue 16's review): an arch added to the table had none, and
+    `compile-test --arch arm64` was a KeyError traceback."""
+    from rxalign import compile_test
+    assert not hasattr(compile_test, 'DEFCONFIG') and not hasattr(compile_test, 'BUSES')
+    assert arches.BY_NAME['x86_64'].defconfig == 'x86_64_defconfig'
+    assert arches.BY_NAME['powerpc32'].defconfig == 'pmac32_defconfig'
+    assert 'ISA' in arches.BY_NAME['i386'].compile_enable
+    assert compile_test.main(['--arch', 'sh']) == Exit.USAGE   # none for sh: said, not raised

@@ -6,11 +6,12 @@ from pathlib import Path
 from types import ModuleType
 
 from rxalign.bench import results
-from rxalign.expected import expected_suites
-from rxalign.kunit_runner import ArchRun
-from rxalign.verdict import Verdict, judge
+from rxalign.declared import expected_suites
+from rxalign.kunit_driver import ArchRun
+from rxalign.results import Verdict
+from rxalign.verdict import judge
 
-from conftest import FIXTURES
+import faults
 
 # The saved logs come from the suite as it was then: judge them against it.
 TESTS_DIR = Path(__file__).resolve().parent / 'fixtures' / 'kunit-tests'
@@ -22,8 +23,8 @@ def verdict(parser: ModuleType, log: Path) -> Verdict:
 
 def test_timings_and_logs_do_not_count(parser: ModuleType, tmp_path: Path) -> None:
     copy = tmp_path / 'ktap.log'
-    copy.write_text((FIXTURES / 'pass.ktap').read_text())
-    a, b = verdict(parser, FIXTURES / 'pass.ktap'), verdict(parser, copy)
+    copy.write_text(faults.path('pass').read_text())
+    a, b = verdict(parser, faults.path('pass')), verdict(parser, copy)
     b.seconds['run'] = 99.0
     assert results(a) == results(b)
 
@@ -31,10 +32,10 @@ def test_timings_and_logs_do_not_count(parser: ModuleType, tmp_path: Path) -> No
 def test_a_changed_fact_a_lost_case_or_a_failure_counts(parser: ModuleType,
                                                         tmp_path: Path) -> None:
     """What a slim layer that changed the kernel under test would look like."""
-    ref = results(verdict(parser, FIXTURES / 'pass.ktap'))
-    text = (FIXTURES / 'pass.ktap').read_text()
+    ref = results(verdict(parser, faults.path('pass')))
+    text = faults.path('pass').read_text()
     fact = tmp_path / 'fact.log'
     fact.write_text(text.replace('net_skb_pad=64', 'net_skb_pad=32', 1))
     assert 'net_skb_pad=64' in text and results(verdict(parser, fact)) != ref
-    assert results(verdict(parser, FIXTURES / 'skip.ktap')) != ref
-    assert results(verdict(parser, FIXTURES / 'fail.ktap')) != ref
+    assert results(verdict(parser, faults.path('skip'))) != ref
+    assert results(verdict(parser, faults.path('fail'))) != ref

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List
+from typing import List
 
 from rxalign import mutations
 from rxalign.exitcodes import Exit
+from rxalign.results import ArchStatus, Case, CaseStatus, Problem, Verdict
 
 M = next(m for m in mutations.MUTATIONS if m.name == 'napi-reserve-hardcoded-2')
 
 
-def results(cases: List[Dict[str, str]]) -> Dict[str, Any]:
-    return {'arches': {'x86_64': {'status': 'failed', 'cause': 'x', 'cases': cases}}}
+def results(cases: List[Case]) -> Verdict:
+    return Verdict(arch='x86_64', cases=cases)
 
 
-def case(name: str, message: str) -> Dict[str, str]:
-    return {'name': name, 'status': 'FAIL', 'message': message}
+def case(name: str, message: str) -> Case:
+    return Case(name=name, status=CaseStatus.FAIL, message=message)
 
 
 def test_killed_when_every_intended_case_fails_as_expected() -> None:
@@ -36,8 +37,8 @@ def test_survives_when_the_wrong_assertion_fires() -> None:
 
 
 def test_a_crash_is_no_kill() -> None:
-    o = mutations.judge(M, Exit.INFRA, {'arches': {'x86_64': {'status': 'infra',
-                                                               'cause': 'panic', 'cases': []}}})
+    o = mutations.judge(M, Exit.INFRA, Verdict(arch='x86_64', problem=Problem(ArchStatus.INFRA,
+                                                                              'panic')))
     assert not o.killed and 'exited 3' in o.detail
 
 

@@ -3,44 +3,53 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Dict
+from typing import Any, Dict, List
 
 import pytest
 
-from rxalign import expected_failures, report, report_main
+from rxalign import known_failures, report, report_main
 from rxalign.exitcodes import Exit
-from rxalign.expected import expected_suites
-from rxalign.kunit_runner import ArchRun
+from rxalign.declared import expected_suites
+from rxalign.kunit_driver import ArchRun
+from rxalign.results import Results, RunMeta, Verdict
 from rxalign.verdict import judge
 
-from conftest import FIXTURES
+import faults
 
 # The saved logs come from the suite as it was then: judge them against it.
 TESTS_DIR = Path(__file__).resolve().parent / 'fixtures' / 'kunit-tests'
 XSD = Path(__file__).resolve().parent / 'junit.xsd'
 
 
+@pytest.fixture(autouse=True)
+def recorded_suite(monkeypatch: pytest.MonkeyPatch) -> None:
+    """scripts/report recomputes against the suite the saved logs were recorded with."""
+    monkeypatch.setattr(report_main, 'TESTS_DIR', TESTS_DIR)
+
+
 def results_dir(parser: ModuleType, tmp: Path, name: str,
                 runs: Dict[str, str], finished: str = '2026-12-03T00:00:00+00:00') -> Path:
-    arches: Dict[str, Any] = {}
+    arches: Dict[str, Verdict] = {}
     for arch, fixture in runs.items():
-        v = judge(ArchRun(arch=arch, ktap_log=FIXTURES / fixture), expected_suites(TESTS_DIR),
-                  parser, 300)
-        arches[arch] = v.to_json()
+        log = Path(fixture) if '/' in fixture else faults.path(fixture)
+        arches[arch] = judge(ArchRun(arch=arch, ktap_log=log), expected_suites(TESTS_DIR),
+                             parser, 300)
+    meta = RunMeta(tree='test', head='a' * 40, tree_hash='b' * 40, series='c' * 64,
+                   run_id='run-1', arches=tuple(runs), finished=finished)
     d = tmp / name
-    report.write_all(d, {'meta': {'tree': 'test', 'head': 'abc', 'finished': finished},
-                         'arches': arches})
+    report.write_all(d, Results(runs=[meta], arches=arches))
     return d
 
 
 def test_the_files_agree(parser: ModuleType, tmp_path: Path) -> None:
-    d = results_dir(parser, tmp_path, 'r', {'x86_64': 'pass.ktap', 'powerpc32': 'fail.ktap',
-                                             'powerpc': 'panic_mid_suite.ktap'})
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': 'pass', 'powerpc32': 'fail',
+                                             'powerpc': 'panic_mid_suite'})
     for f in report.REPORT_FILES:
         assert (d / f).exists(), f
     data = json.loads((d / 'results.json').read_text())
@@ -62,16 +71,16 @@ def test_the_files_agree(parser: ModuleType, tmp_path: Path) -> None:
 
 @pytest.mark.skipif(not shutil.which('xmllint'), reason='xmllint (libxml2-utils) not installed')
 def test_junit_validates(parser: ModuleType, tmp_path: Path) -> None:
-    d = results_dir(parser, tmp_path, 'r', {'x86_64': 'skip.ktap', 'powerpc32': 'fail.ktap',
-                                             'powerpc': 'truncated.ktap'})
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': 'skip', 'powerpc32': 'fail',
+                                             'powerpc': 'truncated'})
     proc = subprocess.run(['xmllint', '--noout', '--schema', str(XSD), str(d / 'junit.xml')],
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
 
 
 def test_two_runs_merge_into_one_report(parser: ModuleType, tmp_path: Path) -> None:
-    a = results_dir(parser, tmp_path, 'a', {'x86_64': 'pass.ktap'}, '2026-12-03T01:00:00+00:00')
-    b = results_dir(parser, tmp_path, 'b', {'powerpc32': 'fail.ktap'},
+    a = results_dir(parser, tmp_path, 'a', {'x86_64': 'pass'}, '2026-12-03T01:00:00+00:00')
+    b = results_dir(parser, tmp_path, 'b', {'powerpc32': 'fail'},
                     '2026-12-03T02:00:00+00:00')
     out = tmp_path / 'merged'
     assert report_main.main(['--out', str(out), str(a), str(b)]) == Exit.TEST_FAILED
@@ -81,21 +90,257 @@ def test_two_runs_merge_into_one_report(parser: ModuleType, tmp_path: Path) -> N
 
 
 def test_known_failures_are_shown_not_gating(parser: ModuleType, tmp_path: Path) -> None:
-    d = results_dir(parser, tmp_path, 'r', {'powerpc32': 'fail.ktap',
-                                             'powerpc': 'panic_mid_suite.ktap'})
+    d = results_dir(parser, tmp_path, 'r', {'powerpc32': 'fail',
+                                             'powerpc': 'panic_mid_suite'})
     rules = tmp_path / 'expected'
     rules.write_text('powerpc32: net_rx_align_alloc.rx_napi_alloc  # bug 123\n'
                      'powerpc: *  # the crash we know\n')
     out = tmp_path / 'out'
     assert report_main.main(['--out', str(out), '--expected', str(rules), str(d)]) == Exit.OK
     md = (out / 'report.md').read_text()
-    assert '(known failure)' in md and 'the crash we know' in md
+    assert '(known failure: bug 123)' in md and 'the crash we know' in md
 
 
-def test_expected_failures_syntax_error_names_the_line() -> None:
+def test_known_failures_syntax_error_names_the_line() -> None:
     with pytest.raises(ValueError, match='f:2'):
-        expected_failures.parse('x86_64: a.b\nno colon here\n', 'f')
+        known_failures.parse('x86_64: a.b\nno colon here\n', 'f')
 
 
 def test_report_on_a_directory_that_is_no_result(tmp_path: Path) -> None:
     assert report_main.main([str(tmp_path)]) == Exit.USAGE
+
+
+# ---- issue 16: each test below failed before its fix (see the docstring) ----
+
+def rules(tmp: Path, text: str) -> Path:
+    path = tmp / 'expected'
+    path.write_text(text)
+    return path
+
+
+def edit_results(d: Path, change: Any) -> None:
+    data = json.loads((d / 'results.json').read_text())
+    change(data)
+    (d / 'results.json').write_text(json.dumps(data))
+
+
+def test_known_failures_do_not_hide_a_skip_without_reason(parser: ModuleType,
+                                                          tmp_path: Path) -> None:
+    """Item 3: once the last FAIL was known, the arch flipped to passed although
+    a case had skipped without a reason."""
+    lines = faults.fail()
+    lines = faults.replace(lines, 'ok 5 __netdev_alloc_skb_gfp_dma',
+                           ['        ok 5 __netdev_alloc_skb_gfp_dma # SKIP'])
+    log = faults.write(lines, tmp_path / 'both.ktap')
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': str(log)})
+    known = rules(tmp_path, 'x86_64: net_rx_align_alloc.rx_napi_alloc  # bug 123\n')
+    out = tmp_path / 'out'
+    assert report_main.main(['--out', str(out), '--expected', str(known), str(d)]) \
+        == Exit.TEST_FAILED
+    assert 'without a reason' in (out / 'report.md').read_text()
+
+
+def test_a_star_rule_covers_missing_results_not_failures(parser: ModuleType,
+                                                         tmp_path: Path) -> None:
+    """Item 5: `ARCH: *`, written for "this arch does not build", turned a real
+    test failure on that arch into exit 0."""
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': 'fail'})
+    known = rules(tmp_path, 'x86_64: *  # does not build\n')
+    assert report_main.main(['--out', str(tmp_path / 'out'), '--expected', str(known),
+                             str(d)]) == Exit.TEST_FAILED
+
+
+def test_a_rule_must_name_a_whole_suite_or_case(parser: ModuleType, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Item 5: a one-letter prefix (`x86_64: n`) masked every case."""
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': 'fail'})
+    known = rules(tmp_path, 'x86_64: n  # typo\n')
+    assert report_main.main(['--out', str(tmp_path / 'out'), '--expected', str(known),
+                             str(d)]) == Exit.USAGE
+    assert 'expected:1' in capsys.readouterr().err
+
+
+def test_expected_never_rewrites_the_runs_own_results(parser: ModuleType,
+                                                      tmp_path: Path) -> None:
+    """Item 5: `scripts/report --expected` without --out rewrote the run's own
+    results.json, so the original verdict was gone."""
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': 'fail'})
+    before = (d / 'results.json').read_text()
+    known = rules(tmp_path, 'x86_64: net_rx_align_alloc.rx_napi_alloc  # bug 123\n')
+    assert report_main.main(['--expected', str(known), str(d)]) == Exit.USAGE
+    assert (d / 'results.json').read_text() == before
+
+
+@pytest.mark.parametrize('change, status', [
+    (lambda r: r['arches']['x86_64'].update(status='passed'), Exit.TEST_FAILED),
+    (lambda r: r['arches']['x86_64'].update(
+        cases=[c for c in r['arches']['x86_64']['cases']
+               if not c['name'].startswith('net_rx_align_iphdr')], status='passed'),
+     Exit.INFRA),
+    (lambda r: r['arches']['x86_64'].update(cases=[], status='passed'), Exit.INFRA),
+    (lambda r: r['arches']['x86_64'].pop('status'), Exit.TEST_FAILED),
+])
+def test_report_recomputes_the_status_from_the_cases(parser: ModuleType, tmp_path: Path,
+                                                     change: Any, status: Exit) -> None:
+    """Item 8: scripts/report trusted the stored status: `passed` with a FAIL
+    case, with a declared suite missing, or with 0 cases exited 0 (and a
+    missing status was a traceback)."""
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': 'fail'})
+    edit_results(d, change)
+    assert report_main.main(['--out', str(tmp_path / 'out'), str(d)]) == status
+
+
+@pytest.mark.parametrize('change, words', [
+    (lambda r: r.update(arches=[]), 'arches'),
+    (lambda r: r['arches']['x86_64'].update(status='green'), "'green'"),
+    (lambda r: r['arches']['x86_64']['cases'][0].update(status='OK'), "'OK'"),
+])
+def test_a_results_file_that_is_not_ours_is_a_clear_error(
+        parser: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        change: Any, words: str) -> None:
+    """Item 7: a JSON list, an unknown status were Python tracebacks (exit 1,
+    which means "a test failed")."""
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': 'pass'})
+    edit_results(d, change)
+    assert report_main.main(['--out', str(tmp_path / 'out'), str(d)]) == Exit.USAGE
+    err = capsys.readouterr().err
+    assert 'results.json' in err and words in err and 'Traceback' not in err
+
+
+def test_report_out_must_not_be_a_file(parser: ModuleType, tmp_path: Path) -> None:
+    """Item 7: `scripts/report --out FILE` was a traceback."""
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': 'pass'})
+    (tmp_path / 'file').write_text('mine\n')
+    assert report_main.main(['--out', str(tmp_path / 'file'), str(d)]) == Exit.USAGE
+    assert (tmp_path / 'file').read_text() == 'mine\n'
+
+
+def test_the_same_arch_twice_is_refused(parser: ModuleType, tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """Item 10: the same arch in two merged directories: the newer silently won."""
+    a = results_dir(parser, tmp_path, 'a', {'x86_64': 'fail'}, '2026-12-03T01:00:00+00:00')
+    b = results_dir(parser, tmp_path, 'b', {'x86_64': 'pass'}, '2026-12-03T02:00:00+00:00')
+    assert report_main.main(['--out', str(tmp_path / 'm'), str(a), str(b)]) == Exit.MISMATCH
+    assert 'x86_64' in capsys.readouterr().err and not (tmp_path / 'm').exists()
+
+
+def test_a_required_arch_without_results_fails_the_merge(
+        parser: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Item 2: x86_64 and powerpc32 passed, powerpc's job died without results:
+    the merge exited 0."""
+    a = results_dir(parser, tmp_path, 'a', {'x86_64': 'pass'})
+    b = results_dir(parser, tmp_path, 'b', {'powerpc32': 'pass'})
+    out = tmp_path / 'm'
+    assert report_main.main(['--out', str(out), '--require', 'x86_64,powerpc,powerpc32',
+                             str(a), str(b)]) == Exit.INFRA
+    assert 'powerpc: no results' in capsys.readouterr().err
+    assert '| powerpc | infra |' in (out / 'report.md').read_text()
+
+
+def test_results_of_another_run_are_refused(parser: ModuleType, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """Item 2: a results/ directory left by an earlier pipeline was merged as if
+    it were this pipeline's."""
+    a = results_dir(parser, tmp_path, 'a', {'x86_64': 'pass'})
+    b = results_dir(parser, tmp_path, 'b', {'powerpc32': 'pass'})
+    edit_results(b, lambda r: r['meta'].update(run_id='pipeline-41'))
+    edit_results(a, lambda r: r['meta'].update(run_id='pipeline-42'))
+    assert report_main.main(['--out', str(tmp_path / 'm'), str(a), str(b)]) == Exit.MISMATCH
+    assert 'pipeline-41' in capsys.readouterr().err
+
+
+# KCIDB's I/O schema v4.3 (kcidb-io: kcidb_io/schema/v04_03.py and the
+# patterns of its v4 base), the rules our document can break, encoded here:
+KCIDB_PATH = re.compile(r'^[.a-zA-Z0-9_-]*$')
+KCIDB_ORIGIN = re.compile(r'^[a-z0-9_]+$')
+KCIDB_ID = re.compile(r'^[a-z0-9_]+:.*$')
+KCIDB_ARCH = re.compile(r'^[a-z0-9_]*$')
+KCIDB_SHA1 = re.compile(r'^[0-9a-f]{40}$')
+KCIDB_STATUS = {'FAIL', 'ERROR', 'MISS', 'PASS', 'DONE', 'SKIP'}
+KCIDB_FIELDS = {
+    'checkouts': {'id', 'origin', 'tree_name', 'git_repository_url', 'git_commit_hash',
+                  'git_commit_name', 'git_repository_branch', 'patchset_files', 'patchset_hash',
+                  'message_id', 'comment', 'start_time', 'contacts', 'log_url', 'log_excerpt',
+                  'valid', 'misc'},
+    'builds': {'checkout_id', 'id', 'origin', 'comment', 'start_time', 'duration',
+               'architecture', 'command', 'compiler', 'input_files', 'output_files',
+               'config_name', 'config_url', 'log_url', 'log_excerpt', 'valid', 'misc'},
+    'tests': {'build_id', 'id', 'origin', 'environment', 'path', 'comment', 'log_url',
+              'log_excerpt', 'status', 'waived', 'start_time', 'duration', 'output_files',
+              'misc'},
+}
+KCIDB_REQUIRED = {'checkouts': {'id', 'origin'}, 'builds': {'checkout_id', 'id', 'origin'},
+                  'tests': {'build_id', 'id', 'origin'}}
+
+
+def kcidb_problems(doc: Dict[str, Any]) -> List[str]:
+    bad: List[str] = []
+    if doc.get('version') != {'major': 4, 'minor': 3}:
+        bad.append(f'version {doc.get("version")}')
+    bad += [f'top-level {k}' for k in doc if k not in {'version', *KCIDB_FIELDS}]
+    for kind, fields in KCIDB_FIELDS.items():
+        for obj in doc.get(kind, []):
+            name = f'{kind} {obj.get("id")}'
+            bad += [f'{name}: property {k}' for k in obj if k not in fields]
+            bad += [f'{name}: no {k}' for k in KCIDB_REQUIRED[kind] if k not in obj]
+            bad += [f'{name}: {k} is null' for k, v in obj.items() if v is None]
+            bad += [f'{name}: {k} {obj[k]!r}' for k in ('id', 'checkout_id', 'build_id')
+                    if k in obj and not KCIDB_ID.match(obj[k])]
+            if not KCIDB_ORIGIN.match(obj.get('origin', '')):
+                bad.append(f'{name}: origin')
+            if 'misc' in obj and not isinstance(obj['misc'], dict):
+                bad.append(f'{name}: misc')
+    for co in doc.get('checkouts', []):
+        if 'git_commit_hash' in co and not KCIDB_SHA1.match(co['git_commit_hash']):
+            bad.append(f'checkout {co["id"]}: git_commit_hash')
+    for b in doc.get('builds', []):
+        if not KCIDB_ARCH.match(b.get('architecture', '')):
+            bad.append(f'build {b["id"]}: architecture')
+    for t in doc.get('tests', []):
+        if not KCIDB_PATH.match(t.get('path', '')):
+            bad.append(f'test {t["id"]}: path {t["path"]!r}')
+        if t.get('status') not in KCIDB_STATUS:
+            bad.append(f'test {t["id"]}: status {t.get("status")!r}')
+    return bad
+
+
+def test_kcidb_is_valid_against_the_v4_3_schema(parser: ModuleType, tmp_path: Path) -> None:
+    """Item 13: 868 of 1003 test paths failed KCIDB's path pattern: parameter
+    names carry `=` and spaces. The readable name stays in the test's misc."""
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': 'pass', 'powerpc32': 'fail',
+                                             'powerpc': 'panic_mid_suite'})
+    data = json.loads((d / 'kcidb.json').read_text())
+    assert kcidb_problems(data) == []
+    names = {t['misc'].get('kunit_name') for t in data['tests']}
+    assert 'net_rx_align_alloc.rx_netdev_alloc.dev_alloc_skb len=1' in names
+    assert len({t['id'] for t in data['tests']}) == len(data['tests'])
+    assert any(t['path'] == 'kunit.net_rx_align_alloc.rx_netdev_alloc.dev_alloc_skb_len_1'
+               for t in data['tests'])
+
+
+def test_the_kcidb_rules_catch_what_they_should() -> None:
+    """The checker above is itself seen failing on what the old writer produced."""
+    old = {'version': {'major': 4, 'minor': 3}, 'checkouts': [{'id': 'rxalign:abc',
+           'origin': 'rxalign', 'git_commit_hash': 'unknown', 'valid': True}],
+           'builds': [], 'tests': [{'id': 'rxalign:abc:x86_64:kunit.a.b.c len=1',
+                                    'origin': 'rxalign', 'build_id': 'rxalign:abc:x86_64',
+                                    'path': 'kunit.a.b.c_len=1', 'status': 'XFAIL'}]}
+    assert len(kcidb_problems(old)) == 3
+
+
+def test_a_merge_of_jobs_that_all_died(tmp_path: Path) -> None:
+    """Every job of the pipeline died: the CI's merge gets no directory at all,
+    and must fail, not complain about its arguments."""
+    out = tmp_path / 'm'
+    assert report_main.main(['--out', str(out), '--require', 'x86_64,powerpc']) == Exit.INFRA
+    assert '| powerpc | infra |' in (out / 'report.md').read_text()
+    assert report_main.main(['--out', str(tmp_path / 'n')]) == Exit.USAGE
+
+
+def test_an_arch_the_run_was_asked_for_cannot_vanish(parser: ModuleType,
+                                                     tmp_path: Path) -> None:
+    """A results.json whose failing arch was cut out (by hand, or by a tool)
+    merged green: the run's own list of arches is required too."""
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': 'pass', 'powerpc32': 'fail'})
+    edit_results(d, lambda r: r['arches'].pop('powerpc32'))
+    assert report_main.main(['--out', str(tmp_path / 'out'), str(d)]) == Exit.INFRA

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import json
+import shutil
+import time
 from pathlib import Path
 from typing import List, Tuple
 
 import pytest
 
-from rxalign import deps, run_kunit, series
+from rxalign import deps, run_kunit
 from rxalign.cache import Cache, Lock
 from rxalign.exitcodes import Exit, HarnessError
 
-from conftest import FIXTURES
+import faults
 
 
 @pytest.fixture(autouse=True)
@@ -21,16 +23,17 @@ def no_installs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(deps, 'ensure_packages', lambda pkgs, log: None)
     monkeypatch.setattr(deps, 'check_arch_tools', lambda arch: None)
     (tmp_path / 'no-series').mkdir()
-    monkeypatch.setattr(series, 'SERIES_DIR', tmp_path / 'no-series')
+    monkeypatch.setattr(run_kunit, 'SERIES_DIR', tmp_path / 'no-series')
     # the saved logs come from the suite as it was then
-    monkeypatch.setattr(run_kunit, 'TESTS_DIR', FIXTURES / 'kunit-tests')
+    monkeypatch.setattr(run_kunit, 'TESTS_DIR', faults.FIXTURES / 'kunit-tests')
 
 
 def run(monkeypatch: pytest.MonkeyPatch, tree: Path, out: Path, ktap: str, mode: str = 'pass',
         args: Tuple[str, ...] = ('--arch', 'x86_64')) -> int:
     monkeypatch.setenv('RXALIGN_FAKE', mode)
-    monkeypatch.setenv('RXALIGN_FAKE_KTAP', str(FIXTURES / ktap))
+    monkeypatch.setenv('RXALIGN_FAKE_KTAP', str(faults.path(ktap)))
     return run_kunit.main(['--tree', str(tree), '--out', str(out), '--timeout', '1', *args])
+
 
 
 def leftovers(out: Path) -> List[str]:
@@ -40,7 +43,7 @@ def leftovers(out: Path) -> List[str]:
 def test_pass_writes_results(monkeypatch: pytest.MonkeyPatch, fake_tree: Path,
                              cache_root: Path, tmp_path: Path) -> None:
     out = tmp_path / 'out'
-    assert run(monkeypatch, fake_tree, out, 'pass.ktap') == Exit.OK
+    assert run(monkeypatch, fake_tree, out, 'pass') == Exit.OK
     for f in ('report.md', 'report.html', 'junit.xml', 'kcidb.json', 'results.json',
               'x86_64/ktap.log', 'x86_64/build.log',
               'x86_64/verdict.json'):
@@ -52,11 +55,11 @@ def test_pass_writes_results(monkeypatch: pytest.MonkeyPatch, fake_tree: Path,
 
 
 @pytest.mark.parametrize('ktap, mode, status, words', [
-    ('fail.ktap', 'fail', Exit.TEST_FAILED, ['1 failed', 'napi_alloc_skb len=60']),
-    ('panic_mid_suite.ktap', 'fail', Exit.INFRA, ['Kernel panic', 'ktap.log']),
-    ('no_ktap.log', 'fail', Exit.INFRA, ['no KTAP output']),
-    ('truncated.ktap', 'hang', Exit.INFRA, ['no result within --timeout 1s']),
-    ('pass.ktap', 'buildfail', Exit.INFRA, ['build failed', 'error: expected', 'build.log']),
+    ('fail', 'fail', Exit.TEST_FAILED, ['1 failed', 'napi_alloc_skb len=60']),
+    ('panic_mid_suite', 'fail', Exit.INFRA, ['Kernel panic', 'ktap.log']),
+    ('no_ktap', 'fail', Exit.INFRA, ['no KTAP output']),
+    ('truncated', 'hang', Exit.INFRA, ['no result within --timeout 1s']),
+    ('pass', 'buildfail', Exit.INFRA, ['build failed', 'error: expected', 'build.log']),
 ])
 def test_faults_have_their_status_and_one_line_cause(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
@@ -74,9 +77,9 @@ def test_faults_have_their_status_and_one_line_cause(
 
 def test_one_crashed_arch_keeps_the_others(monkeypatch: pytest.MonkeyPatch, fake_tree: Path,
                                            cache_root: Path, tmp_path: Path) -> None:
-    monkeypatch.setenv('RXALIGN_FAKE_KTAP_powerpc32', str(FIXTURES / 'panic_mid_suite.ktap'))
+    monkeypatch.setenv('RXALIGN_FAKE_KTAP_powerpc32', str(faults.path('panic_mid_suite')))
     out = tmp_path / 'out'
-    status = run(monkeypatch, fake_tree, out, 'pass.ktap', 'fail',
+    status = run(monkeypatch, fake_tree, out, 'pass', 'fail',
                  ('--arch', 'x86_64,powerpc32'))
     assert status == Exit.INFRA
     arches = json.loads((out / 'results.json').read_text())['arches']
@@ -94,7 +97,7 @@ def test_an_arch_that_cannot_run_here_keeps_the_others(
                                'install qemu-system-data')
     monkeypatch.setattr(deps, 'check_arch_tools', no_firmware)
     out = tmp_path / 'out'
-    status = run(monkeypatch, fake_tree, out, 'pass.ktap', args=('--arch', 'x86_64,riscv'))
+    status = run(monkeypatch, fake_tree, out, 'pass', args=('--arch', 'x86_64,riscv'))
     assert status == Exit.ENVIRONMENT
     arches = json.loads((out / 'results.json').read_text())['arches']
     assert arches['x86_64']['status'] == 'passed'
@@ -110,7 +113,7 @@ def test_no_arch_can_run_here_stops_before_the_tree(
         raise HarnessError(Exit.ENVIRONMENT, 'no compiler')
     monkeypatch.setattr(deps, 'check_arch_tools', nothing)
     out = tmp_path / 'out'
-    assert run(monkeypatch, fake_tree, out, 'pass.ktap') == Exit.ENVIRONMENT
+    assert run(monkeypatch, fake_tree, out, 'pass') == Exit.ENVIRONMENT
     assert not out.exists() and not leftovers(out)
 
 
@@ -120,21 +123,21 @@ def test_a_rerun_with_nothing_changed_boots_without_building(
     def calls() -> List[str]:
         logs = list(cache_root.glob('build/*/x86_64/calls.log'))
         return logs[0].read_text().split() if logs else []
-    assert run(monkeypatch, fake_tree, tmp_path / 'a', 'pass.ktap') == Exit.OK
+    assert run(monkeypatch, fake_tree, tmp_path / 'a', 'pass') == Exit.OK
     assert calls() == ['config', 'make', 'exec']
-    assert run(monkeypatch, fake_tree, tmp_path / 'b', 'pass.ktap') == Exit.OK
+    assert run(monkeypatch, fake_tree, tmp_path / 'b', 'pass') == Exit.OK
     assert calls()[3:] == ['exec']
     assert 'were not run' in (tmp_path / 'b/x86_64/build.log').read_text()
     # a changed source file is a new tree: built again, by make alone while
     # the config inputs are those of the last good build
     (fake_tree / 'net/core/skbuff.c').write_text('int skb_pad = 64;\n')
-    assert run(monkeypatch, fake_tree, tmp_path / 'c', 'pass.ktap') == Exit.OK
+    assert run(monkeypatch, fake_tree, tmp_path / 'c', 'pass') == Exit.OK
     assert calls()[4:] == ['make', 'exec']
     assert 'kunit.py config was not run' in (tmp_path / 'c/x86_64/build.log').read_text()
     # a changed config input: kunit.py configures and builds again
     monkeypatch.setattr(run_kunit, 'SLIM', tmp_path / 'no-slim.config')
     (tmp_path / 'no-slim.config').write_text('# CONFIG_SOUND is not set\n')
-    assert run(monkeypatch, fake_tree, tmp_path / 'd', 'pass.ktap') == Exit.OK
+    assert run(monkeypatch, fake_tree, tmp_path / 'd', 'pass') == Exit.OK
     assert calls()[6:] == ['config', 'make', 'exec']
 
 
@@ -146,24 +149,24 @@ def test_a_make_that_drops_a_kunitconfig_line_fails_config(
     configures from scratch."""
     def calls() -> List[str]:
         return next(cache_root.glob('build/*/x86_64/calls.log')).read_text().split()
-    assert run(monkeypatch, fake_tree, tmp_path / 'a', 'pass.ktap') == Exit.OK
+    assert run(monkeypatch, fake_tree, tmp_path / 'a', 'pass') == Exit.OK
     (fake_tree / 'net/core/skbuff.c').write_text('int skb_pad = 64;\n')
     monkeypatch.setenv('RXALIGN_FAKE_MAKE', 'drop')
-    assert run(monkeypatch, fake_tree, tmp_path / 'b', 'pass.ktap') == Exit.INFRA
+    assert run(monkeypatch, fake_tree, tmp_path / 'b', 'pass') == Exit.INFRA
     assert 'x86_64: kunit.py config failed: Missing: CONFIG_KUNIT=y' in capsys.readouterr().err
     monkeypatch.delenv('RXALIGN_FAKE_MAKE')
-    assert run(monkeypatch, fake_tree, tmp_path / 'c', 'pass.ktap') == Exit.OK
+    assert run(monkeypatch, fake_tree, tmp_path / 'c', 'pass') == Exit.OK
     assert calls()[3:] == ['make', 'config', 'make', 'exec']
 
 
 def test_a_failed_build_is_never_up_to_date(
         monkeypatch: pytest.MonkeyPatch, fake_tree: Path, cache_root: Path,
         tmp_path: Path) -> None:
-    assert run(monkeypatch, fake_tree, tmp_path / 'a', 'pass.ktap') == Exit.OK
+    assert run(monkeypatch, fake_tree, tmp_path / 'a', 'pass') == Exit.OK
     (fake_tree / 'net/core/skbuff.c').write_text('int skb_pad = 64;\n')
-    assert run(monkeypatch, fake_tree, tmp_path / 'b', 'pass.ktap', 'buildfail') == Exit.INFRA
+    assert run(monkeypatch, fake_tree, tmp_path / 'b', 'pass', 'buildfail') == Exit.INFRA
     # the old kernel is still there, but it is not the one these sources make
-    assert run(monkeypatch, fake_tree, tmp_path / 'c', 'pass.ktap', 'buildfail') == Exit.INFRA
+    assert run(monkeypatch, fake_tree, tmp_path / 'c', 'pass', 'buildfail') == Exit.INFRA
 
 
 def test_patch_that_does_not_apply(monkeypatch: pytest.MonkeyPatch,
@@ -173,7 +176,7 @@ def test_patch_that_does_not_apply(monkeypatch: pytest.MonkeyPatch,
     bad.write_text('From: x <x@y>\nSubject: [PATCH] bad\n\n---\n--- a/net/nope.c\n'
                    '+++ b/net/nope.c\n@@ -1 +1 @@\n-a\n+b\n-- \n2.39.5\n')
     out = tmp_path / 'out'
-    assert run(monkeypatch, fake_tree, out, 'pass.ktap',
+    assert run(monkeypatch, fake_tree, out, 'pass',
                args=('--arch', 'x86_64', '--patches', str(bad))) == Exit.PATCH
     assert 'bad.patch' in capsys.readouterr().err
     assert not out.exists() and not leftovers(out)
@@ -181,7 +184,7 @@ def test_patch_that_does_not_apply(monkeypatch: pytest.MonkeyPatch,
 
 def test_missing_patch_file_is_usage(monkeypatch: pytest.MonkeyPatch, fake_tree: Path,
                                      cache_root: Path, tmp_path: Path) -> None:
-    assert run(monkeypatch, fake_tree, tmp_path / 'out', 'pass.ktap',
+    assert run(monkeypatch, fake_tree, tmp_path / 'out', 'pass',
                args=('--patches', str(tmp_path / 'nope.patch'))) == Exit.USAGE
 
 
@@ -189,7 +192,7 @@ def test_a_second_run_on_the_same_cache_is_refused(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
         cache_root: Path, tmp_path: Path) -> None:
     with Lock(Cache(cache_root)):
-        assert run(monkeypatch, fake_tree, tmp_path / 'out', 'pass.ktap') == Exit.BUSY
+        assert run(monkeypatch, fake_tree, tmp_path / 'out', 'pass') == Exit.BUSY
     assert 'RXALIGN_CACHE' in capsys.readouterr().err
 
 
@@ -200,6 +203,154 @@ def test_ctrl_c_leaves_nothing_half_written(monkeypatch: pytest.MonkeyPatch, fak
     out = tmp_path / 'out'
     with monkeypatch.context() as m:
         m.setattr(run_kunit, 'run_arch', interrupted)
-        assert run(monkeypatch, fake_tree, out, 'pass.ktap') == Exit.INTERRUPTED
+        assert run(monkeypatch, fake_tree, out, 'pass') == Exit.INTERRUPTED
     assert not out.exists() and not leftovers(out)
-    assert run(monkeypatch, fake_tree, out, 'pass.ktap') == Exit.OK
+    assert run(monkeypatch, fake_tree, out, 'pass') == Exit.OK
+
+
+# ---- issue 16: each test below failed before its fix (see the docstring) ----
+
+def test_out_never_deletes_what_is_there(monkeypatch: pytest.MonkeyPatch, fake_tree: Path,
+                                         cache_root: Path, tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """Item 1: `--out DIR` ran shutil.rmtree on an existing directory: `--out .`
+    in a git checkout replaced it, .git included, and the run exited 0."""
+    checkout = tmp_path / 'checkout'
+    (checkout / '.git').mkdir(parents=True)
+    (checkout / '.git' / 'HEAD').write_text('ref: refs/heads/main\n')
+    (checkout / 'notes.txt').write_text('mine\n')
+    monkeypatch.chdir(checkout)
+    assert run(monkeypatch, fake_tree, Path('.'), 'pass') == Exit.USAGE
+    assert (checkout / '.git' / 'HEAD').read_text() == 'ref: refs/heads/main\n'
+    assert (checkout / 'notes.txt').read_text() == 'mine\n'
+    assert 'not empty' in capsys.readouterr().err
+    assert not (cache_root / 'trees').exists()   # refused before any work
+    # an empty directory (a CI that made it) is fine, and a new one is made
+    (tmp_path / 'empty').mkdir()
+    assert run(monkeypatch, fake_tree, tmp_path / 'empty', 'pass') == Exit.OK
+    assert (tmp_path / 'empty' / 'results.json').is_file()
+    assert run(monkeypatch, fake_tree, tmp_path / 'new/dir', 'pass') == Exit.OK
+
+
+@pytest.mark.parametrize('out', ['file', '/', '/proc/rx-align-out'])
+def test_an_impossible_out_is_a_usage_error_before_the_run(
+        monkeypatch: pytest.MonkeyPatch, fake_tree: Path, cache_root: Path, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str], out: str) -> None:
+    """Item 7: `--out FILE` (after the whole run, results discarded), `--out /`,
+    `--out /proc/x` were Python tracebacks, exit 1 ("a test failed")."""
+    (tmp_path / 'file').write_text('mine\n')
+    path = tmp_path / out if out == 'file' else Path(out)
+    assert run(monkeypatch, fake_tree, path, 'pass') == Exit.USAGE
+    err = capsys.readouterr().err
+    assert '--out' in err and 'Traceback' not in err
+    assert (tmp_path / 'file').read_text() == 'mine\n'
+    assert not (cache_root / 'trees').exists()
+
+
+def test_a_real_directory_at_latest_is_left_alone(monkeypatch: pytest.MonkeyPatch,
+                                                  fake_tree: Path, cache_root: Path,
+                                                  tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Item 7: a real directory at kunit-results/latest was a traceback after the run."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / 'kunit-results/latest').mkdir(parents=True)
+    (tmp_path / 'kunit-results/latest/mine').write_text('mine\n')
+    monkeypatch.setenv('RXALIGN_FAKE_KTAP', str(faults.path('pass')))
+    status = run_kunit.main(['--tree', str(fake_tree), '--arch', 'x86_64', '--timeout', '1'])
+    assert status == Exit.USAGE
+    assert 'kunit-results/latest' in capsys.readouterr().err
+    assert (tmp_path / 'kunit-results/latest/mine').read_text() == 'mine\n'
+
+
+def test_an_internal_error_has_its_own_status(monkeypatch: pytest.MonkeyPatch,
+                                              fake_tree: Path, cache_root: Path,
+                                              tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Item 7: a bug of ours was a traceback with exit 1, which means "a test failed"."""
+    def broken(*args: object, **kw: object) -> None:
+        raise RuntimeError('a bug of ours')
+    monkeypatch.setattr(run_kunit, 'judge', broken)
+    out = tmp_path / 'out'
+    assert run(monkeypatch, fake_tree, out, 'pass') == Exit.INTERNAL
+    err = capsys.readouterr().err
+    assert 'internal error' in err and 'a bug of ours' in err
+    assert not out.exists() and not leftovers(out)
+
+
+@pytest.mark.parametrize('spec', ['', ' , '])
+def test_an_empty_arch_list_is_a_usage_error(monkeypatch: pytest.MonkeyPatch, fake_tree: Path,
+                                             cache_root: Path, tmp_path: Path,
+                                             spec: str) -> None:
+    """Item 9: `--arch ''` (an unset CI variable) silently ran the default arches."""
+    assert run(monkeypatch, fake_tree, tmp_path / 'out', 'pass',
+               args=('--arch', spec)) == Exit.USAGE
+    assert not (tmp_path / 'out').exists()
+
+
+@pytest.mark.parametrize('content, words', [
+    ('', 'is empty'),
+    ('just some notes\n', 'not a patch'),
+])
+def test_a_patches_file_that_is_no_patch_is_refused_up_front(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path, content: str, words: str) -> None:
+    """--patches with an empty or non-patch file was caught only after the tree
+    was prepared, with "rebase it"."""
+    bad = tmp_path / 'my.patch'
+    bad.write_text(content)
+    assert run(monkeypatch, fake_tree, tmp_path / 'out', 'pass',
+               args=('--arch', 'x86_64', '--patches', str(bad))) == Exit.USAGE
+    err = capsys.readouterr().err
+    assert words in err and 'my.patch' in err and 'rebase' not in err
+    assert not (cache_root / 'trees').exists()
+
+
+def exec_args(cache_root: Path) -> List[str]:
+    return next(cache_root.glob('build/*/x86_64/exec-args.log')).read_text().split()
+
+
+def test_a_panic_ends_the_run_and_is_the_cause(monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str],
+                                               fake_tree: Path, cache_root: Path,
+                                               tmp_path: Path) -> None:
+    """A kernel that panicked kept QEMU spinning until --timeout, and the cause
+    read "no result within --timeout" although the log held the panic."""
+    start = time.monotonic()
+    assert run(monkeypatch, fake_tree, tmp_path / 'out', 'panic_mid_suite', 'spin',
+               args=('--arch', 'x86_64', '--timeout', '60')) == Exit.INFRA
+    assert time.monotonic() - start < 15
+    err = capsys.readouterr().err
+    assert 'Kernel panic - not syncing: Fatal exception in interrupt' in err
+    assert 'net_rx_align_alloc.rx_napi_alloc after "napi_alloc_skb len=1"' in err
+    assert 'panic=-1' in ' '.join(exec_args(cache_root))
+
+
+def test_a_silent_guest_is_stopped_as_hung(monkeypatch: pytest.MonkeyPatch,
+                                           capsys: pytest.CaptureFixture[str],
+                                           fake_tree: Path, cache_root: Path,
+                                           tmp_path: Path) -> None:
+    """A guest that printed nothing more ran until the 300 s --timeout."""
+    start = time.monotonic()
+    assert run(monkeypatch, fake_tree, tmp_path / 'out', 'truncated', 'spin',
+               args=('--arch', 'x86_64', '--timeout', '60', '--idle-timeout', '2')) == Exit.INFRA
+    assert time.monotonic() - start < 15
+    err = capsys.readouterr().err
+    assert 'hung' in err and 'no console output for 2s' in err
+    assert 'net_rx_align_alloc.rx_napi_alloc after "napi_alloc_skb len=1"' in err
+
+
+def test_results_and_cache_inside_the_tree_are_not_what_it_tests(
+        monkeypatch: pytest.MonkeyPatch, fake_tree: Path, tmp_path: Path) -> None:
+    """A kernel repository's CI writes --out and the cache inside its checkout;
+    they went into run-kunit's snapshot of --tree, so each arch's job tested a
+    tree of another hash and the merge could not tell one run's results from
+    another's (seen with the GitLab template's kernel-repository shape)."""
+    hashes = []
+    for arch in ('x86_64', 'powerpc32'):
+        checkout = tmp_path / f'job-{arch}'       # each CI job has its own checkout
+        shutil.copytree(fake_tree, checkout)
+        monkeypatch.setenv('RXALIGN_CACHE', str(checkout / f'.cache/rx-align-{arch}'))
+        out = checkout / 'results' / arch
+        assert run(monkeypatch, checkout, out, 'pass', args=('--arch', arch)) == Exit.OK
+        hashes.append(json.loads((out / 'results.json').read_text())['meta']['tree_hash'])
+    assert hashes[0] == hashes[1]

@@ -8,20 +8,20 @@ from typing import List
 
 import pytest
 
+from rxalign import paths
 from rxalign.exitcodes import Exit
-from rxalign import run_kunit
-from rxalign.expected import expected_suites, module_functions
-from rxalign.kunit_runner import ArchRun
+from rxalign.declared import expected_suites, module_functions
+from rxalign.kunit_driver import ArchRun
 from rxalign.verdict import judge
 
-from conftest import FIXTURES
+import faults
 
 # The saved logs come from the suite as it was then: judge them against it.
 TESTS_DIR = Path(__file__).resolve().parent / 'fixtures' / 'kunit-tests'
 
 
 def run_of(fixture: str, **kw: object) -> ArchRun:
-    return ArchRun(arch='x86_64', ktap_log=FIXTURES / fixture, **kw)  # type: ignore[arg-type]
+    return ArchRun(arch='x86_64', ktap_log=faults.path(fixture), **kw)  # type: ignore[arg-type]
 
 
 def verdict_of(parser: ModuleType, fixture: str, **kw: object):  # type: ignore[no-untyped-def]
@@ -29,7 +29,7 @@ def verdict_of(parser: ModuleType, fixture: str, **kw: object):  # type: ignore[
 
 
 def test_pass(parser: ModuleType) -> None:
-    v = verdict_of(parser, 'pass.ktap')
+    v = verdict_of(parser, 'pass')
     assert v.exit == Exit.OK, v.cause
     assert v.count('PASS') > 300 and not v.missing
     assert v.facts['net_ip_align'] == '0' and v.facts['arch'] == 'x86_64'
@@ -37,7 +37,7 @@ def test_pass(parser: ModuleType) -> None:
 
 
 def test_failed_case_names_the_case_and_assertion(parser: ModuleType) -> None:
-    v = verdict_of(parser, 'fail.ktap')
+    v = verdict_of(parser, 'fail')
     assert v.exit == Exit.TEST_FAILED
     failed = [c for c in v.cases if c.status == 'FAIL']
     assert [c.name for c in failed] == ['net_rx_align_alloc.rx_napi_alloc.napi_alloc_skb len=60']
@@ -46,23 +46,23 @@ def test_failed_case_names_the_case_and_assertion(parser: ModuleType) -> None:
 
 
 def test_skip_with_reason_passes(parser: ModuleType) -> None:
-    v = verdict_of(parser, 'skip.ktap')
+    v = verdict_of(parser, 'skip')
     assert v.exit == Exit.OK, v.cause
     skipped = [c for c in v.cases if c.status == 'SKIP']
     assert skipped and all('CONFIG_ZONE_DMA' in c.message for c in skipped)
 
 
 def test_skip_without_reason_fails(parser: ModuleType) -> None:
-    v = verdict_of(parser, 'skip_noreason.ktap')
+    v = verdict_of(parser, 'skip_noreason')
     assert v.exit == Exit.TEST_FAILED
     assert 'without a reason' in v.cause
 
 
 @pytest.mark.parametrize('fixture, words', [
-    ('panic_mid_suite.ktap', ['kernel crash', 'Kernel panic', 'BUG: kernel NULL', 'net_rx_align_alloc.rx_napi_alloc after "napi_alloc_skb len=1"']),
-    ('truncated.ktap', ['incomplete KTAP', 'missing', 'net_rx_align_iphdr']),
-    ('missing_suite.ktap', ['incomplete KTAP', 'missing net_rx_align_iphdr']),
-    ('no_ktap.log', ['no KTAP output', 'did not boot']),
+    ('panic_mid_suite', ['kernel crash', 'Kernel panic', 'BUG: kernel NULL', 'net_rx_align_alloc.rx_napi_alloc after "napi_alloc_skb len=1"']),
+    ('truncated', ['incomplete KTAP', 'missing', 'net_rx_align_iphdr']),
+    ('missing_suite', ['incomplete KTAP', 'missing net_rx_align_iphdr']),
+    ('no_ktap', ['no KTAP output', 'did not boot']),
 ])
 def test_missing_results_are_infrastructure_failures(parser: ModuleType, fixture: str,
                                                      words: List[str]) -> None:
@@ -74,7 +74,7 @@ def test_missing_results_are_infrastructure_failures(parser: ModuleType, fixture
 
 
 def test_timeout_is_infra_and_names_the_last_test(parser: ModuleType) -> None:
-    v = verdict_of(parser, 'truncated.ktap', timed_out=True)
+    v = verdict_of(parser, 'truncated', timed_out=True)
     assert v.exit == Exit.INFRA
     assert '--timeout 300s' in v.cause and 'rx_napi_alloc after "napi_alloc_skb len=1"' in v.cause
 
@@ -92,7 +92,7 @@ def test_build_failure_quotes_the_compiler(parser: ModuleType, tmp_path: Path) -
 def test_expected_suites_come_from_the_source() -> None:
     assert set(expected_suites(TESTS_DIR)) == {'net_rx_align_policy', 'net_rx_align_alloc',
                                                'net_rx_align_iphdr'}
-    suites = expected_suites(run_kunit.TESTS_DIR)
+    suites = expected_suites(paths.TESTS_DIR)
     assert set(suites) == {'net_rx_align_policy', 'net_rx_align_alloc', 'net_rx_align_iphdr',
                            'net_rx_align_frag', 'net_rx_align_gro', 'net_rx_align_xdp'}
     assert 'rx_veth_xdp' in suites['net_rx_align_xdp']
@@ -101,14 +101,14 @@ def test_expected_suites_come_from_the_source() -> None:
 
 
 def test_complete_results_but_qemu_never_exits(parser: ModuleType) -> None:
-    v = verdict_of(parser, 'pass.ktap', timed_out=True)
+    v = verdict_of(parser, 'pass', timed_out=True)
     assert v.exit == Exit.INFRA
     assert 'every suite ran' in v.cause and 'cannot reset' in v.cause
     assert v.count('PASS') > 300
 
 
 def test_a_kernel_warning_fails_the_case_that_ran(parser: ModuleType) -> None:
-    v = verdict_of(parser, 'warn_in_case.ktap')
+    v = verdict_of(parser, 'warn_in_case')
     assert v.exit == Exit.TEST_FAILED
     failed = [c for c in v.cases if c.status == 'FAIL']
     assert [c.name for c in failed] == ['net_rx_align_alloc.rx_napi_alloc.napi_alloc_skb len=60']
@@ -117,7 +117,7 @@ def test_a_kernel_warning_fails_the_case_that_ran(parser: ModuleType) -> None:
 
 
 def test_first_parameter_failure_keeps_its_message(parser: ModuleType) -> None:
-    v = verdict_of(parser, 'fail_first_param.ktap')
+    v = verdict_of(parser, 'fail_first_param')
     failed = [c for c in v.cases if c.status == 'FAIL']
     assert [c.name for c in failed] == ['net_rx_align_alloc.rx_napi_alloc.napi_alloc_skb len=0']
     assert 'headroom 66' in failed[0].message
@@ -132,14 +132,14 @@ def kmemleak_verdict(parser: ModuleType, fixture: str):  # type: ignore[no-untyp
 
 
 def test_kmemleak_ignores_leaks_that_are_not_ours(parser: ModuleType) -> None:
-    v = kmemleak_verdict(parser, 'kmemleak_clean.ktap')
+    v = kmemleak_verdict(parser, 'kmemleak_clean')
     assert v.exit == Exit.OK, v.cause
     case = next(c for c in v.cases if c.name == 'kmemleak.after_suites')
     assert case.status == 'PASS' and 'none allocated by this module' in case.log[0]
 
 
 def test_kmemleak_fails_on_our_leak(parser: ModuleType) -> None:
-    v = kmemleak_verdict(parser, 'kmemleak_leak.ktap')
+    v = kmemleak_verdict(parser, 'kmemleak_leak')
     assert v.exit == Exit.TEST_FAILED
     case = next(c for c in v.cases if c.name == 'kmemleak.after_suites')
     assert case.status == 'FAIL'
@@ -150,14 +150,14 @@ def test_kmemleak_fails_on_our_leak(parser: ModuleType) -> None:
 
 
 def test_kmemleak_reads_frames_with_addresses_too(parser: ModuleType) -> None:
-    case = next(c for c in kmemleak_verdict(parser, 'kmemleak_clean.ktap').cases
+    case = next(c for c in kmemleak_verdict(parser, 'kmemleak_clean').cases
                 if c.name == 'kmemleak.after_suites')
     assert case.status == 'PASS' and '1 unreferenced object(s)' in case.log[0]
 
 
 @pytest.mark.parametrize('fixture, words', [
-    ('kmemleak_unavailable.ktap', ['kmemleak could not scan', 'detector disabled']),
-    ('pass.ktap', ['kmemleak scan did not finish']),
+    ('kmemleak_unavailable', ['kmemleak could not scan', 'detector disabled']),
+    ('pass', ['kmemleak scan did not finish']),
 ])
 def test_kmemleak_scan_missing_is_no_pass(parser: ModuleType, fixture: str,
                                           words: List[str]) -> None:
@@ -167,7 +167,7 @@ def test_kmemleak_scan_missing_is_no_pass(parser: ModuleType, fixture: str,
 
 
 def test_kmemleak_lines_do_not_matter_without_debug(parser: ModuleType) -> None:
-    assert verdict_of(parser, 'kmemleak_leak.ktap').exit == Exit.OK
+    assert verdict_of(parser, 'kmemleak_leak').exit == Exit.OK
 
 
 def test_module_functions_come_from_the_source() -> None:
@@ -176,5 +176,128 @@ def test_module_functions_come_from_the_source() -> None:
 
 
 def test_a_warning_before_any_suite_fails_no_case(parser: ModuleType) -> None:
-    v = verdict_of(parser, 'warn_at_boot.ktap')
+    v = verdict_of(parser, 'warn_at_boot')
     assert v.exit == Exit.OK, v.cause
+
+
+# ---- issue 16: each test below failed before its fix (see the docstring) ----
+
+def judge_log(parser: ModuleType, lines: List[str], tmp: Path, **kw: object):  # type: ignore[no-untyped-def]
+    log = faults.write(lines, tmp / 'ktap.log')
+    kmemleak = bool(kw.pop('kmemleak', False))
+    return judge(ArchRun(arch='x86_64', ktap_log=log, kmemleak=kmemleak, **kw),  # type: ignore[arg-type]
+                 expected_suites(TESTS_DIR), parser, timeout=300, ours=OURS)
+
+
+def test_a_skip_reason_belongs_to_its_own_case(parser: ModuleType, tmp_path: Path) -> None:
+    """Item 4: the three iphdr cases share parameter names; a reasonless skip in
+    rx_ipv4_header inherited rx_ipv6_header's reason and passed (exit 0)."""
+    lines = faults.replace(faults.pass_log(), 'ok 5 __netdev_alloc_skb_gfp_dma',
+                           ['        ok 5 __netdev_alloc_skb_gfp_dma # SKIP'], nth=1)
+    lines = faults.replace(lines, 'ok 5 __netdev_alloc_skb_gfp_dma',
+                           ['        ok 5 __netdev_alloc_skb_gfp_dma # SKIP no GFP_DMA zone'],
+                           nth=1)
+    v = judge_log(parser, lines, tmp_path)
+    assert v.exit == Exit.TEST_FAILED, v.cause
+    assert 'net_rx_align_iphdr.rx_ipv4_header.__netdev_alloc_skb_gfp_dma' in v.cause
+    reasons = {c.name: c.message for c in v.cases if c.status == 'SKIP'}
+    assert reasons == {
+        'net_rx_align_iphdr.rx_ipv4_header.__netdev_alloc_skb_gfp_dma': '',
+        'net_rx_align_iphdr.rx_ipv6_header.__netdev_alloc_skb_gfp_dma': 'no GFP_DMA zone'}
+
+
+KASAN = ['==================================================================',
+         'BUG: KASAN: slab-use-after-free in skb_release_data+0x4a/0x3c0',
+         'Read of size 8 at addr ffff888004b1c2c8 by task ksoftirqd/0/15',
+         '==================================================================']
+
+
+@pytest.mark.parametrize('before, nth, where', [
+    ('# net_rx_align_policy: pass:3 fail:0 skip:0 total:3', 1, 'net_rx_align_policy'),
+    ('KTAP version 1', 3, 'net_rx_align_policy'),
+    ('input: ImExPS/2 Generic Explorer Mouse as /devices/platform/i8042/serio1/input/input2',
+     1, 'net_rx_align_iphdr'),
+])
+def test_a_splat_outside_every_case_fails_the_run(parser: ModuleType, tmp_path: Path,
+                                                  before: str, nth: int, where: str) -> None:
+    """Item 6: a KASAN report after the last case of a suite, between suites or
+    after all suites was dropped (exit 0); one at the end of suite 1 was
+    blamed on suite 2's first case."""
+    v = judge_log(parser, faults.insert_before(faults.pass_log(), before, KASAN, nth), tmp_path)
+    assert v.exit == Exit.TEST_FAILED, v.cause
+    failed = [c for c in v.cases if c.status == 'FAIL']
+    assert len(failed) == 1 and where in failed[0].name, [c.name for c in failed]
+    assert 'BUG: KASAN: slab-use-after-free' in failed[0].message
+    assert not any(c.name.startswith('net_rx_align_alloc.rx_netdev_alloc') for c in failed)
+
+
+def test_kmemleaks_own_report_after_the_suites_is_the_scans_business(
+        parser: ModuleType, tmp_path: Path) -> None:
+    """The kernel prints 'kmemleak: N new suspected memory leaks' after the
+    suites when /init scans: the kmemleak case judges those, not the splat rule."""
+    lines = faults.insert_before(faults.kmemleak_clean(), 'rx_align_kmemleak: begin',
+                                 ['kmemleak: 1 new suspected memory leaks (see '
+                                  '/sys/kernel/debug/kmemleak)'])
+    v = judge_log(parser, lines, tmp_path, kmemleak=True)
+    assert v.exit == Exit.OK, v.cause
+
+
+ARM64_BUG = ['kernel BUG at net/core/skbuff.c:210!',
+             'Internal error: Oops - BUG: 00000000f2000800 [#1] PREEMPT SMP',
+             'pc : skb_panic+0x4c/0x50']
+RISCV_BUG = ['kernel BUG at net/core/skbuff.c:210!', 'Kernel BUG [#1]',
+             'epc : skb_panic+0x4c/0x50']
+
+
+@pytest.mark.parametrize('crash', [ARM64_BUG, RISCV_BUG])
+def test_a_bug_that_kunit_survives_is_a_crash(parser: ModuleType, tmp_path: Path,
+                                              crash: List[str]) -> None:
+    """Item 11: arm64's and riscv's `kernel BUG at` were no crash (exit 0 when
+    the run went on); and the cause named where output stopped, not the case
+    that was running when the kernel oopsed."""
+    v = judge_log(parser, faults.insert_before(faults.pass_log(),
+                                               'ok 3 napi_alloc_skb len=60', crash), tmp_path)
+    assert v.exit == Exit.INFRA, v.cause
+    assert 'kernel BUG at net/core/skbuff.c:210!' in v.cause
+    assert 'net_rx_align_alloc.rx_napi_alloc after "napi_alloc_skb len=1"' in v.cause
+
+
+def test_crash_words_in_a_tests_own_message_are_no_crash(parser: ModuleType,
+                                                        tmp_path: Path) -> None:
+    """Item 11: a failure message quoting crash text read as a kernel crash (exit 3)."""
+    lines = faults.replace(faults.fail(), 'arch x86_64, napi_alloc_skb, len 60: headroom 66, '
+                           'expected pad 64 + NET_IP_ALIGN 0',
+                           ['Kernel panic - not syncing: would follow from headroom 66'])
+    lines = faults.insert_before(lines, 'ok 2 napi_alloc_skb len=1',
+                                 ['    # rx_napi_alloc: BUG: kernel NULL pointer dereference '
+                                  'if the headroom were 0'])
+    v = judge_log(parser, lines, tmp_path)
+    assert v.exit == Exit.TEST_FAILED, v.cause
+
+
+def test_an_end_marker_without_begin_is_no_scan(parser: ModuleType, tmp_path: Path) -> None:
+    """Item 12: 'rx_align_kmemleak: end' alone passed the kmemleak check."""
+    lines = faults.insert_before(faults.pass_log(), 'reboot: Restarting system',
+                                 ['Run /init as init process', 'rx_align_kmemleak: end'])
+    v = judge_log(parser, lines, tmp_path, kmemleak=True)
+    assert v.exit == Exit.INFRA and 'kmemleak' in v.cause, v.cause
+
+
+def stamped(lines: List[str]) -> List[str]:
+    return [f'[{i / 1000:12.6f}] {ln}' for i, ln in enumerate(lines)]
+
+
+@pytest.mark.parametrize('fault, status', [
+    ('pass', Exit.OK), ('skip', Exit.OK), ('skip_noreason', Exit.TEST_FAILED),
+    ('warn_in_case', Exit.TEST_FAILED), ('fail', Exit.TEST_FAILED)])
+def test_printk_timestamps_change_nothing(parser: ModuleType, tmp_path: Path, fault: str,
+                                         status: Exit) -> None:
+    """Item 12: kunit_parser strips printk timestamps, our own regexes did not:
+    a timestamped skip lost its reason and failed (exit 1), a warning inside a
+    case was pinned on no case."""
+    plain = judge_log(parser, faults.FAULTS[fault](), tmp_path)
+    v = judge_log(parser, stamped(faults.FAULTS[fault]()), tmp_path)
+    assert v.exit == status == plain.exit, v.cause
+    assert [(c.name, c.status, c.message) for c in v.cases] == \
+        [(c.name, c.status, c.message) for c in plain.cases]
+    assert v.facts == plain.facts and v.facts['arch'] == 'x86_64'

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import importlib
+import io
 import json
 import os
 import re
@@ -24,11 +25,12 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from .arches import Arch
 from .cache import Cache
+from .console import RESULT as RESULT_LINE, PANIC as PANIC_LINE, TIMESTAMP
+from .paths import KMEMLEAK_INIT
 
 Progress = Callable[[str], None]
 
 CCACHE_SIZE = '5G'
-KMEMLEAK_INIT = Path(__file__).resolve().parents[1] / 'initramfs/kmemleak-init'
 BUSYBOX = Path('/bin/busybox')      # Debian's busybox-static: no libc in the guest
 
 
@@ -38,10 +40,12 @@ class ArchRun:
     arch: str
     phase_failed: Optional[str] = None   # 'config', 'build' or None
     timed_out: bool = False
+    hung: int = 0                        # stopped after this many silent seconds
     seconds: Dict[str, float] = dataclasses.field(default_factory=dict)  # phase -> s
     ktap_log: Optional[Path] = None
     build_log: Optional[Path] = None
     kmemleak: bool = False               # /init scans for leaks after the suites
+    config: Optional[Path] = None        # the .config the kernel was built with
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,6 +60,7 @@ class RunSettings:
     kconfig_add: List[str] = dataclasses.field(default_factory=list)
     slim: bool = True                       # add the arch's own slim cuts
     kmemleak: bool = False                  # --debug: scan for leaks where the arch can
+    idle_timeout: float = 60.0              # stop a guest silent this long, as hung
 
 
 def fmt_seconds(s: float) -> str:
@@ -95,6 +100,33 @@ def make_options(arch: Arch) -> List[str]:
     if not shutil.which('ccache'):
         return []
     return [f'CC=ccache {arch.cross_compile}gcc', 'HOSTCC=ccache gcc']
+
+
+def panic_args(arch: Arch) -> List[str]:
+    """A panic ends the guest at once: the kernel reboots (panic=-1) and kunit.py's
+    QEMU, started with -no-reboot, exits. UML has no QEMU to exit; the console
+    watch stops it."""
+    return ['--kernel_args=panic=-1'] if arch.qemu_binary else []
+
+
+def load_kunit_parser(kunit_tools: Path) -> ModuleType:
+    """The tree's own KTAP parser, with its terminal output silenced."""
+    parser = kunit_tool(kunit_tools, 'kunit_parser')
+    printer = kunit_tool(kunit_tools, 'kunit_printer')
+    parser.stdout = printer.Printer(io.StringIO())  # type: ignore[attr-defined]
+    return parser
+
+
+def write_kunit_json(tree: Path, ktap: Path, out: Path, arch: Arch, build_dir: Path) -> None:
+    """kunit.json, by kunit.py's own writer: exec runs with --raw_output=all (so the
+    console can be watched as it comes), which makes kunit.py skip its --json."""
+    tools = tree / 'tools/testing/kunit'
+    parser = load_kunit_parser(tools)
+    kunit_json = kunit_tool(tools, 'kunit_json')
+    test = parser.parse_run_tests(ktap.read_text(errors='replace').splitlines())
+    meta = kunit_json.Metadata(arch=arch.kunit_arch, build_dir=str(build_dir),
+                               def_config='kunit_defconfig')
+    out.write_text(kunit_json.get_json_result(test=test, metadata=meta))
 
 
 def kunit_tool(kunit_tools: Path, name: str) -> ModuleType:
@@ -177,15 +209,26 @@ def kmemleak_initramfs(build_dir: Path) -> List[str]:
 
 
 def _run(cmd: List[str], log: Path, env: Dict[str, str], cwd: Path,
-         timeout: Optional[float] = None) -> tuple[int, bool]:
+         timeout: Optional[float] = None,
+         watch: Optional['ConsoleWatch'] = None) -> Tuple[int, bool]:
     """Run one kunit.py phase in its own process group; append output to log."""
     with open(log, 'a', encoding='utf-8', errors='replace') as out:
         out.write('$ ' + ' '.join(cmd) + '\n')
         out.flush()
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 env=env, cwd=cwd, start_new_session=True)
+        deadline = time.monotonic() + timeout if timeout else None
         try:
-            return proc.wait(timeout=timeout), False
+            while True:
+                try:
+                    return proc.wait(timeout=POLL if watch else
+                                     (max(0.0, deadline - time.monotonic()) if deadline
+                                      else None)), False
+                except subprocess.TimeoutExpired:
+                    if deadline and time.monotonic() > deadline:
+                        raise
+                if watch and watch.poll():
+                    return _stop_guest(proc), False
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
@@ -194,6 +237,78 @@ def _run(cmd: List[str], log: Path, env: Dict[str, str], cwd: Path,
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
             raise
+
+
+POLL = 0.5          # seconds between two looks at the console
+PANIC_GRACE = 5.0   # after "Kernel panic", time for the rest of the message
+STOP_GRACE = 10.0   # for kunit.py to write test.log once its guest is gone
+
+
+class ConsoleWatch:
+    """Reads the console as kunit.py --raw_output=all prints it, and says when to
+    stop the guest: a panic message with no test result after it for
+    PANIC_GRACE seconds (a kernel that ignores panic=-1 spins forever), or no
+    new output for `idle` seconds (a hung guest)."""
+
+    def __init__(self, log: Path, idle: float) -> None:
+        self.log = log
+        self.idle = idle
+        self.offset = 0
+        self.last_output = time.monotonic()
+        self.panic_at: Optional[float] = None
+        self.stopped = ''                    # 'panic' or 'idle', once poll() said stop
+        self._partial = ''
+
+    def poll(self) -> bool:
+        now = time.monotonic()
+        with open(self.log, 'rb') as f:
+            f.seek(self.offset)
+            data = f.read()
+        if data:
+            self.offset += len(data)
+            self.last_output = now
+            lines = (self._partial + data.decode(errors='replace')).split('\n')
+            self._partial = lines.pop()
+            for raw in lines:
+                line = TIMESTAMP.sub('', raw)
+                if PANIC_LINE.match(line) and self.panic_at is None:
+                    self.panic_at = now
+                elif RESULT_LINE.match(line):
+                    self.panic_at = None     # the run went on: words of a test, not a panic
+        if self.panic_at is not None and now - self.panic_at > PANIC_GRACE:
+            self.stopped = 'panic'
+        elif now - self.last_output > self.idle:
+            self.stopped = 'idle'
+        return bool(self.stopped)
+
+
+def _group_members(pgid: int) -> List[int]:
+    """The processes of a process group (kunit.py's QEMU), from /proc."""
+    pids = []
+    for stat in Path('/proc').glob('[0-9]*/stat'):
+        try:
+            fields = stat.read_text().rsplit(')', 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[2]) == pgid:
+            pids.append(int(stat.parent.name))
+    return pids
+
+
+def _stop_guest(proc: 'subprocess.Popen[bytes]') -> int:
+    """End the guest, not kunit.py: with its QEMU gone, kunit.py reads the end of
+    the console, writes test.log and exits; if it does not, kill the group."""
+    for pid in _group_members(proc.pid):
+        if pid != proc.pid:
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+    try:
+        return proc.wait(timeout=STOP_GRACE)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        return proc.wait()
 
 
 def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> ArchRun:
@@ -206,7 +321,8 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
     env = build_env(s.cache)
     build_log = out_dir / 'build.log'
     build_log.write_text('')
-    result = ArchRun(arch=arch.name, build_log=build_log, kmemleak=kmemleak)
+    result = ArchRun(arch=arch.name, build_log=build_log, kmemleak=kmemleak,
+                     config=build_dir / '.config')
 
     slim = arch.slim if s.slim else ()
     initramfs = kmemleak_initramfs(build_dir) if kmemleak else []
@@ -216,7 +332,7 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
         ('config', 'configuring', [*kunit, 'config', *common, *adds], build_log, None),
         ('build', 'building', kunit_make(arch, s, build_dir), build_log, None),
         ('run', 'booting and running', [*kunit, 'exec', *common, *adds, f'--timeout={s.timeout}',
-                                        f'--json={out_dir / "kunit.json"}'],
+                                        '--raw_output=all', *panic_args(arch)],
          out_dir / 'kunit-exec.log', s.timeout + 120.0),
     ]
     # kunit.py config writes .config (olddefconfig, then its check that every
@@ -253,7 +369,9 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
             log.write_text('')
             (build_dir / 'test.log').unlink(missing_ok=True)
         start = time.monotonic()
-        rc, killed = _run(cmd, log, env, s.tree, limit)
+        watch = ConsoleWatch(log, s.idle_timeout) if name == 'run' else None
+        rc, killed = _run(cmd, log, dict(env, PYTHONUNBUFFERED='1') if watch else env,
+                          s.tree, limit, watch)
         result.seconds[name] = round(time.monotonic() - start, 1)
         progress(f'{verb} done in {fmt_seconds(result.seconds[name])}'
                  + ('' if rc == 0 or name == 'run' else f' (failed, see {log})'))
@@ -264,6 +382,11 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
                 result.ktap_log = out_dir / 'ktap.log'
             exec_out = log.read_text(errors='replace')
             result.timed_out = killed or 'timed out after' in exec_out
+            if watch and watch.stopped == 'idle':
+                result.hung = int(watch.idle)
+            if result.ktap_log:
+                write_kunit_json(s.tree, result.ktap_log, out_dir / 'kunit.json', arch,
+                                 build_dir)
             break
         if rc != 0:
             result.phase_failed = name

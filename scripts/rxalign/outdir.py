@@ -1,0 +1,97 @@
+"""Where results go: a new directory, filled beside it and renamed into place.
+
+Nothing that exists is ever deleted or overwritten: --out must name a
+directory that does not exist yet, or an empty one (a CI that made it).
+Results are written to a new hidden sibling, `.<name>.<random>.partial`,
+and renamed onto --out only when complete; a run that fails or is
+interrupted removes its own partial directory and nothing else.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Callable, List, Optional
+
+from .exitcodes import Exit, HarnessError
+
+
+def check(out: Path, opt: str = '--out') -> Path:
+    """The absolute --out, or a usage error that names the fix."""
+    path = Path(os.path.abspath(out.expanduser()))
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
+        raise HarnessError(Exit.USAGE, f'{opt} {out}: exists and is not a directory; name a '
+                           'new directory (nothing there is ever overwritten)')
+    if path.is_dir():
+        try:
+            inside: List[str] = sorted(os.listdir(path))
+        except OSError as e:
+            raise HarnessError(Exit.USAGE, f'{opt} {out}: cannot read it: {e.strerror}') from None
+        if inside:
+            shown = ', '.join(inside[:3]) + (' ...' if len(inside) > 3 else '')
+            raise HarnessError(Exit.USAGE, f'{opt} {out}: the directory is not empty ({shown}); '
+                               'name a new or empty directory: results never replace what '
+                               'is there')
+    return path
+
+
+class Staging:
+    """A partial results directory beside `out`, renamed onto it by commit()."""
+
+    def __init__(self, out: Path, opt: str = '--out') -> None:
+        self.out = out
+        self.opt = opt
+        self._path: Optional[Path] = None
+
+    @property
+    def path(self) -> Path:
+        assert self._path is not None, 'Staging used outside its with block'
+        return self._path
+
+    def __enter__(self) -> 'Staging':
+        try:
+            self.out.parent.mkdir(parents=True, exist_ok=True)
+            self._path = Path(tempfile.mkdtemp(prefix=f'.{self.out.name}.', suffix='.partial',
+                                               dir=self.out.parent))
+        except OSError as e:
+            raise HarnessError(Exit.USAGE, f'{self.opt} {self.out}: cannot create a directory '
+                               f'there ({e.strerror}); name a directory you can write') from None
+        return self
+
+    def commit(self) -> None:
+        check(self.out, self.opt)   # still new or empty?
+        try:
+            os.replace(self.path, self.out)
+        except OSError as e:
+            raise HarnessError(Exit.USAGE, f'{self.opt} {self.out}: cannot put the results '
+                               f'there ({e.strerror}); they are in {self.path}') from None
+        self._path = None
+
+    def __exit__(self, *exc: object) -> None:
+        if self._path is not None:
+            shutil.rmtree(self._path, ignore_errors=True)   # ours, and incomplete
+            self._path = None
+
+
+def write(out: Path, fill: Callable[[Path], None], opt: str = '--out') -> None:
+    """Fill a new directory and put it at `out` (checked with check() first)."""
+    with Staging(out, opt) as staging:
+        fill(staging.path)
+        staging.commit()
+
+
+def point_latest(latest: Path, target: Path) -> None:
+    """kunit-results/latest -> the newest run, swapped in one rename."""
+    tmp = latest.with_name(f'.{latest.name}.{os.getpid()}')
+    tmp.unlink(missing_ok=True)
+    tmp.symlink_to(target.name)
+    os.replace(tmp, latest)
+
+
+def check_latest(latest: Path) -> None:
+    if latest.exists() and not latest.is_symlink():
+        raise HarnessError(Exit.USAGE, f'{latest} is not the symlink run-kunit keeps there '
+                           f'(it is a {"directory" if latest.is_dir() else "file"}): move it '
+                           'away, or give --out')

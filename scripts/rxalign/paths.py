@@ -1,0 +1,20 @@
+"""Where things are in this repository.
+
+The entry points (run-kunit, compile-test, series-check, bench, ...) all
+need these; they take them from here rather than from each other.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+SERIES_DIR = REPO / 'kernel-patches'
+TESTS_DIR = REPO / 'kunit-tests'
+KUNITCONFIG = REPO / 'kunitconfig'
+SLIM = REPO / 'scripts/kconfig/slim.config'
+DEBUG = REPO / 'scripts/kconfig/debug.config'
+QEMU_CONFIGS = REPO / 'scripts/qemu_configs'
+KMEMLEAK_INIT = REPO / 'scripts/initramfs/kmemleak-init'
+MUTATION_PATCHES = REPO / 'scripts/mutations'
+

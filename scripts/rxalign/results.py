@@ -1,0 +1,295 @@
+"""The run's data, typed: case and arch statuses, verdicts, runs, and the gate.
+
+Everything that reads or writes results goes through here: run-kunit builds
+a Verdict per arch from the console log (verdict.py), the writers read
+Results (report.py), and scripts/report loads them back with from_json.
+An arch's status is never stored and trusted: it is decided from the cases,
+in `decide()`, every time it is asked for; the JSON carries it only for
+readers outside this package.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from typing import Any, Dict, Iterable, List, Optional, Tuple
+
+from .exitcodes import Exit
+
+
+class CaseStatus(str, enum.Enum):
+    """What KTAP said of one case (kunit_parser's statuses, by our names)."""
+    PASS = 'PASS'
+    FAIL = 'FAIL'
+    SKIP = 'SKIP'
+    CRASH = 'CRASH'
+
+
+class ArchStatus(str, enum.Enum):
+    PASSED = 'passed'            # every declared case ran; each passed or skipped with a reason
+    FAILED = 'failed'            # complete results, a case failed or skipped without a reason
+    INFRA = 'infra'              # results missing: build, boot, crash, hang, a case absent
+    ENVIRONMENT = 'environment'  # this machine cannot run the arch
+    KNOWN = 'known'              # results missing, and an expected-failures rule says so
+
+    @property
+    def exit(self) -> Exit:
+        return _EXIT[self]
+
+
+_EXIT = {ArchStatus.PASSED: Exit.OK, ArchStatus.FAILED: Exit.TEST_FAILED,
+         ArchStatus.INFRA: Exit.INFRA, ArchStatus.ENVIRONMENT: Exit.ENVIRONMENT,
+         ArchStatus.KNOWN: Exit.OK}
+# The most severe exit wins: results missing outrank a failed test.
+_SEVERITY = (Exit.OK, Exit.TEST_FAILED, Exit.INFRA, Exit.ENVIRONMENT)
+
+
+def _fields(data: Any, where: str, required: Tuple[str, ...]) -> Dict[str, Any]:
+    if not isinstance(data, dict):
+        raise ValueError(f'{where}: expected an object, got {type(data).__name__}')
+    lost = [k for k in required if k not in data]
+    if lost:
+        raise ValueError(f'{where}: no {", ".join(lost)}')
+    return data
+
+
+def _enum(kind: Any, value: Any, where: str) -> Any:
+    try:
+        return kind(value)
+    except ValueError:
+        known = ', '.join(repr(k.value) for k in kind)
+        raise ValueError(f'{where}: unknown status {value!r} (known: {known})') from None
+
+
+@dataclasses.dataclass
+class Case:
+    name: str                   # suite.case or suite.case.param
+    status: CaseStatus
+    message: str = ''           # the failed expectation, or the skip reason
+    log: List[str] = dataclasses.field(default_factory=list)
+    known: str = ''             # why a FAIL is a known failure (--expected), else ''
+
+    @property
+    def shown(self) -> str:
+        """The status reports show: a known failure is XFAIL."""
+        return 'XFAIL' if self.status == CaseStatus.FAIL and self.known else self.status.value
+
+    @property
+    def gating(self) -> bool:
+        """Fails the arch: a failure nobody expected, or a skip that gives no reason."""
+        return (self.status == CaseStatus.FAIL and not self.known) or \
+            (self.status == CaseStatus.SKIP and not self.message)
+
+    def to_json(self) -> Dict[str, Any]:
+        d = {'name': self.name, 'status': self.status.value, 'message': self.message,
+             'log': self.log}
+        if self.known:
+            d['known'] = self.known
+        return d
+
+    @classmethod
+    def from_json(cls, data: Any, where: str) -> 'Case':
+        d = _fields(data, where, ('name', 'status'))
+        status, known = d['status'], str(d.get('known', ''))
+        if status == 'XFAIL':   # results written before `known` was a field
+            status, known = 'FAIL', known or 'known failure'
+        log = d.get('log', [])
+        return cls(name=str(d['name']), status=_enum(CaseStatus, status, f'{where}: {d["name"]}'),
+                   message=str(d.get('message', '')),
+                   log=[str(x) for x in log] if isinstance(log, list) else [], known=known)
+
+
+@dataclasses.dataclass(frozen=True)
+class Problem:
+    """Why an arch has no complete results: the run failed before the cases could."""
+    status: ArchStatus          # INFRA or ENVIRONMENT
+    cause: str
+
+
+@dataclasses.dataclass
+class Verdict:
+    arch: str
+    cases: List[Case] = dataclasses.field(default_factory=list)
+    missing: List[str] = dataclasses.field(default_factory=list)   # declared, absent
+    facts: Dict[str, str] = dataclasses.field(default_factory=dict)
+    seconds: Dict[str, float] = dataclasses.field(default_factory=dict)
+    logs: Dict[str, str] = dataclasses.field(default_factory=dict)
+    problem: Optional[Problem] = None
+    known: str = ''             # an `ARCH: *` rule covers this arch's missing results
+
+    @property
+    def status(self) -> ArchStatus:
+        return decide(self)[0]
+
+    @property
+    def cause(self) -> str:
+        return decide(self)[1]
+
+    @property
+    def exit(self) -> Exit:
+        return self.status.exit
+
+    def count(self, shown: str) -> int:
+        return sum(1 for c in self.cases if c.shown == shown)
+
+    def to_json(self) -> Dict[str, Any]:
+        status, cause = decide(self)
+        return {'arch': self.arch, 'status': status.value, 'cause': cause,
+                'cases': [c.to_json() for c in self.cases], 'missing': self.missing,
+                'facts': self.facts, 'seconds': self.seconds, 'logs': self.logs,
+                'problem': ({'status': self.problem.status.value, 'cause': self.problem.cause}
+                            if self.problem else None),
+                'known': self.known}
+
+    @classmethod
+    def from_json(cls, data: Any, where: str) -> 'Verdict':
+        d = _fields(data, where, ('arch',))
+        arch = str(d['arch'])
+        where = f'{where}: {arch}'
+        stored = _enum(ArchStatus, d['status'], where) if 'status' in d else None
+        cases = d.get('cases', [])
+        if not isinstance(cases, list):
+            raise ValueError(f'{where}: cases is not a list')
+        v = cls(arch=arch, cases=[Case.from_json(c, where) for c in cases],
+                missing=[str(m) for m in d.get('missing', [])],
+                facts={str(k): str(x) for k, x in dict(d.get('facts', {})).items()},
+                seconds={str(k): float(x) for k, x in dict(d.get('seconds', {})).items()},
+                logs={str(k): str(x) for k, x in dict(d.get('logs', {})).items()},
+                known=str(d.get('known', '')))
+        problem = d.get('problem')
+        if isinstance(problem, dict):
+            status = _enum(ArchStatus, problem.get('status'), f'{where}: problem')
+            if status not in (ArchStatus.INFRA, ArchStatus.ENVIRONMENT):
+                raise ValueError(f'{where}: a problem is infra or environment, not {status.value}')
+            v.problem = Problem(status, str(problem.get('cause', '')))
+        elif 'problem' not in d and stored in (ArchStatus.INFRA, ArchStatus.ENVIRONMENT,
+                                               ArchStatus.KNOWN):
+            # Results written before `problem` was a field: a stored status may
+            # only make an arch worse than its cases say, never better.
+            v.problem = Problem(ArchStatus.ENVIRONMENT if stored == ArchStatus.ENVIRONMENT
+                                else ArchStatus.INFRA, str(d.get('cause', '')))
+            if stored == ArchStatus.KNOWN:
+                v.known = v.known or 'known (an earlier report said so)'
+        return v
+
+
+def _see(v: Verdict) -> str:
+    ktap = v.logs.get('ktap')
+    return f' (see {ktap})' if ktap else ''
+
+
+def _names(names: List[str], n: int = 3) -> str:
+    return ', '.join(names[:n]) + (' ...' if len(names) > n else '')
+
+
+def decide(v: Verdict) -> Tuple[ArchStatus, str]:
+    """An arch's status and one-line cause, from its cases: the one place that says.
+
+    In order, the first that holds decides: the run itself failed (build,
+    boot, crash, hang, timeout, no scan) -> its problem; no case ran, a
+    declared case is absent, or a case crashed -> infra; a case failed, or
+    skipped without a reason, and no rule expects it -> failed; else passed.
+    """
+    crashed = [c.name for c in v.cases if c.status == CaseStatus.CRASH]
+    if v.problem:
+        status, cause = v.problem.status, v.problem.cause
+    elif not v.cases:
+        status, cause = ArchStatus.INFRA, f'{v.arch}: no test case ran{_see(v)}'
+    elif v.missing or crashed:
+        what = []
+        if v.missing:
+            what.append('missing ' + _names(v.missing, 5))
+        if crashed:
+            what.append('crashed ' + _names(crashed, 5))
+        status, cause = ArchStatus.INFRA, f'{v.arch}: incomplete KTAP: {"; ".join(what)}{_see(v)}'
+    else:
+        failed = [c.name for c in v.cases if c.gating and c.status == CaseStatus.FAIL]
+        silent = [c.name for c in v.cases if c.gating and c.status == CaseStatus.SKIP]
+        if failed or silent:
+            parts = []
+            if failed:
+                parts.append(f'{len(failed)} failed: {_names(failed)}')
+            if silent:
+                parts.append(f'{len(silent)} skipped without a reason: {_names(silent)}')
+            return ArchStatus.FAILED, f'{v.arch}: {"; ".join(parts)}{_see(v)}'
+        known = v.count('XFAIL')
+        return ArchStatus.PASSED, (f'{v.arch}: {v.count("PASS")} passed, {v.count("SKIP")} '
+                                   'skipped with a reason'
+                                   + (f', {known} known failure(s)' if known else ''))
+    if v.known:
+        return ArchStatus.KNOWN, f'{cause} [known: {v.known}]'
+    return status, cause
+
+
+def gate(verdicts: Iterable[Verdict]) -> Exit:
+    """The exit status of a run or a merge: the most severe of its arches."""
+    return max((v.exit for v in verdicts), key=_SEVERITY.index, default=Exit.OK)
+
+
+@dataclasses.dataclass(frozen=True)
+class RunMeta:
+    """What one run of run-kunit tested, and which run it was."""
+    tree: str                   # the base, for humans: a Debian package or a path
+    head: str                   # the commit tested: base + series + tests + --patches
+    tree_hash: str              # git's hash of that commit's tree: equal content, equal hash
+    series: str                 # sha256 of what was applied: series, tests, --patches
+    run_id: str                 # one per CI pipeline (--run-id), or made up per run
+    arches: Tuple[str, ...]     # what the run was asked for
+    finished: str
+    base_commit: str = ''
+
+    IDENTITY = ('tree_hash', 'series', 'run_id')
+
+    def identity(self) -> Tuple[str, str, str]:
+        return (self.tree_hash, self.series, self.run_id)
+
+    def to_json(self) -> Dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d['arches'] = list(self.arches)
+        return d
+
+    @classmethod
+    def from_json(cls, data: Any, where: str) -> 'RunMeta':
+        d = _fields(data, f'{where}: meta', ())
+        return cls(tree=str(d.get('tree', '')), head=str(d.get('head', '')),
+                   tree_hash=str(d.get('tree_hash', '')), series=str(d.get('series', '')),
+                   run_id=str(d.get('run_id', '')),
+                   arches=tuple(str(a) for a in d.get('arches', [])),
+                   finished=str(d.get('finished', '')), base_commit=str(d.get('base_commit', '')))
+
+
+@dataclasses.dataclass
+class Results:
+    """One run's results, or several merged: the arches, and what each run tested."""
+    runs: List[RunMeta]
+    arches: Dict[str, Verdict]
+
+    @property
+    def meta(self) -> RunMeta:
+        return self.runs[0]
+
+    def gate(self) -> Exit:
+        return gate(self.arches.values())
+
+    def to_json(self) -> Dict[str, Any]:
+        meta = self.meta.to_json() if self.runs else {}
+        if len(self.runs) > 1:
+            meta['arches'] = list(self.arches)
+            meta['runs'] = [r.to_json() for r in self.runs]
+        return {'meta': meta, 'arches': {a: v.to_json() for a, v in self.arches.items()}}
+
+    @classmethod
+    def from_json(cls, data: Any, where: str) -> 'Results':
+        d = _fields(data, where, ('meta', 'arches'))
+        if not isinstance(d['arches'], dict):
+            raise ValueError(f'{where}: arches is not an object of arch -> verdict')
+        runs = d['meta'].get('runs') if isinstance(d['meta'], dict) else None
+        metas = [RunMeta.from_json(r, where) for r in runs] if isinstance(runs, list) \
+            else [RunMeta.from_json(d['meta'], where)]
+        arches = {}
+        for name, v in d['arches'].items():
+            verdict = Verdict.from_json(v, where)
+            if verdict.arch != name:
+                raise ValueError(f'{where}: the verdict filed under {name} is {verdict.arch}\'s')
+            arches[name] = verdict
+        return cls(runs=metas, arches=arches)

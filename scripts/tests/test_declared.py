@@ -1,0 +1,65 @@
+"""What must have run: the suites and cases the test module's source declares."""
+
+from __future__ import annotations
+
+import textwrap
+
+from rxalign.declared import parse_source
+
+SOURCE = textwrap.dedent('''\
+    #define RX_OTHER_NAME "net_rx_other"
+
+    static struct kunit_case rx_a_cases[] = {
+    	KUNIT_CASE(rx_always),
+    #ifdef CONFIG_ZONE_DMA
+    	KUNIT_CASE(rx_zone_dma),
+    #endif
+    #if IS_ENABLED(CONFIG_PAGE_POOL)
+    	KUNIT_CASE_PARAM(rx_pool, rx_pool_gen),
+    #else
+    	KUNIT_CASE(rx_no_pool),
+    #endif
+    #if PAGE_SIZE == SZ_4K
+    	KUNIT_CASE(rx_4k_only),
+    #endif
+    	{}
+    };
+
+    static struct kunit_suite __maybe_unused rx_a_suite = {
+    	.name = "net_rx_a",
+    	.test_cases = rx_a_cases,
+    };
+
+    static struct kunit_case rx_b_cases[] = {
+    	KUNIT_CASE(rx_b),
+    	{}
+    };
+
+    static struct kunit_suite rx_b_suite __maybe_unused = {
+    	.name = RX_OTHER_NAME,
+    	.test_cases = rx_b_cases,
+    };
+
+    kunit_test_suites(&rx_a_suite, &rx_b_suite);
+    ''')
+
+
+def test_suites_with_attributes_or_macro_names_are_found() -> None:
+    """Item 12: `__maybe_unused` before or after the name, or a name given by a
+    macro, hid the suite: its absence from KTAP was no fault."""
+    suites = parse_source(SOURCE)
+    assert set(suites) == {'net_rx_a', 'net_rx_other'}
+    assert 'rx_b' in suites['net_rx_other']
+
+
+def test_cases_behind_a_config_conditional_are_required_only_when_built() -> None:
+    """Item 12: a case behind `#ifdef CONFIG_ZONE_DMA` was required on a kernel
+    that does not build it (exit 3 for a correct run)."""
+    unconditional = parse_source(SOURCE)['net_rx_a']
+    assert 'rx_always' in unconditional
+    assert not {'rx_zone_dma', 'rx_pool', 'rx_no_pool', 'rx_4k_only'} & set(unconditional)
+    built = parse_source(SOURCE, config={'CONFIG_ZONE_DMA': 'y', 'CONFIG_PAGE_POOL': 'y'})
+    assert {'rx_always', 'rx_zone_dma', 'rx_pool'} <= set(built['net_rx_a'])
+    assert not {'rx_no_pool', 'rx_4k_only'} & set(built['net_rx_a'])
+    without = parse_source(SOURCE, config={})['net_rx_a']
+    assert 'rx_no_pool' in without and 'rx_zone_dma' not in without
