@@ -131,36 +131,40 @@ KUNIT_ARRAY_PARAM_DESC(rx_generic, rx_generic_params, name);
  * with the whole frame, or (@nonlinear) the headers in the head and the
  * rest of the frame in a page fragment.
  */
-static struct sk_buff *rx_driver_skb(struct net_device *dev,
+static struct sk_buff *rx_driver_skb(struct kunit *test, struct net_device *dev,
 				     enum rx_frame frame, unsigned int len,
 				     bool nonlinear)
 {
 	unsigned int head = nonlinear ? rx_frame_min(frame) : len;
 	struct sk_buff *skb;
 	struct page *page;
+	int room;
 	u8 *buf;
 
-	buf = kmalloc(len, GFP_KERNEL);
-	if (!buf)
-		return NULL;
+	buf = kunit_kmalloc(test, len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
 	rx_fill_frame(buf, frame, len, dev->dev_addr);
 	skb = netdev_alloc_skb_ip_align(dev, head);
-	if (skb) {
-		skb_put_data(skb, buf, head);
-		if (nonlinear) {
-			page = dev_alloc_page();
-			if (!page) {
-				kfree_skb(skb);
-				skb = NULL;
-			} else {
-				memcpy(page_address(page), buf + head,
-				       len - head);
-				skb_add_rx_frag(skb, 0, page, 0, len - head,
-						PAGE_SIZE);
-			}
-		}
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	/* what the allocator promised, before the frame goes in */
+	room = skb_tailroom(skb);
+	if (room < head) {
+		kfree_skb(skb);
+		KUNIT_FAIL(test,
+			   "arch %s: netdev_alloc_skb_ip_align(%u): tailroom %d is less than asked",
+			   rx_arch(), head, room);
+		return NULL;
 	}
-	kfree(buf);
+	skb_put_data(skb, buf, head);
+	if (nonlinear) {
+		page = dev_alloc_page();
+		if (!page) {
+			kfree_skb(skb);
+			return NULL;
+		}
+		memcpy(page_address(page), buf + head, len - head);
+		skb_add_rx_frag(skb, 0, page, 0, len - head, PAGE_SIZE);
+	}
 	return skb;
 }
 
@@ -172,7 +176,7 @@ static void rx_generic_xdp(struct kunit *test)
 	struct sk_buff **skb = rx_skb_ref(test);
 	u32 act;
 
-	*skb = rx_driver_skb(dev, p->frame, ETH_FRAME_LEN, p->nonlinear);
+	*skb = rx_driver_skb(test, dev, p->frame, ETH_FRAME_LEN, p->nonlinear);
 	KUNIT_ASSERT_NOT_NULL(test, *skb);
 
 	/* __netif_receive_skb_core() up to do_xdp_generic() */
