@@ -152,6 +152,26 @@ static inline void rx_expect_nh(struct kunit *test, const void *nh,
 			    rx_policy()->ip_align, rx_nh_want());
 }
 
+/* Where a frame's MAC header started: before skb_vlan_untag() moved it. */
+static inline unsigned long rx_mac_start(const struct sk_buff *skb)
+{
+	return (unsigned long)skb_mac_header(skb) -
+	       (skb_vlan_tag_present(skb) ? VLAN_HLEN : 0);
+}
+
+/* One line the reports parse: where a received frame landed. */
+static inline void rx_report_frame(struct kunit *test, const char *path,
+				   const char *frame, unsigned int len,
+				   unsigned int headroom, unsigned long mac,
+				   unsigned long nh, bool head_frag,
+				   bool pp_recycle)
+{
+	kunit_info(test,
+		   "rx_align_frame: path=%s frame=%s len=%u headroom=%u mac_line_off=%lu nh_mod4=%lu head_frag=%d pp_recycle=%d\n",
+		   path, frame, len, headroom, mac % L1_CACHE_BYTES, nh % 4,
+		   head_frag, pp_recycle);
+}
+
 /*
  * skb_shared_info holds atomics (dataref): a CPU without unaligned atomics
  * faults on the first skb_clone() of an skb whose head puts it off its
@@ -172,9 +192,12 @@ static inline void rx_expect_shinfo(struct kunit *test, unsigned long shinfo,
 #define RX_TAP_MAX 8
 
 struct rx_tap_seen {
+	unsigned long mac;	/* where the MAC header started */
 	unsigned long nh;	/* the network header */
 	unsigned long shinfo;
-	unsigned int headroom;
+	unsigned int headroom;	/* in front of the MAC header */
+	unsigned int len;	/* from the MAC header on */
+	bool head_frag;
 	bool pp_recycle;
 };
 
@@ -210,9 +233,12 @@ static inline void rx_tap_record(struct rx_tap *tap, const struct sk_buff *skb)
 	if (!rx_is_ours(skb) || tap->n == ARRAY_SIZE(tap->frames))
 		return;
 	seen = &tap->frames[tap->n++];
+	seen->mac = rx_mac_start(skb);
 	seen->nh = (unsigned long)skb->data;
 	seen->shinfo = (unsigned long)skb_shinfo(skb);
-	seen->headroom = skb_headroom(skb);
+	seen->headroom = seen->mac - (unsigned long)skb->head;
+	seen->len = skb->len + (seen->nh - seen->mac);
+	seen->head_frag = skb->head_frag;
 	seen->pp_recycle = skb->pp_recycle;
 	if (tap->n == tap->want)
 		complete(&tap->seen);

@@ -195,13 +195,15 @@ static void rx_gro_frags(struct kunit *test)
 			      "%s: %u of %u frames reached the stack", p->name,
 			      tap->n, want);
 	for (i = 0; i < tap->n; i++) {
-		kunit_info(test, "%s: frame %u: headroom %u, IP header at %lu mod 4\n",
-			   p->name, i, tap->frames[i].headroom,
-			   tap->frames[i].nh % 4);
+		const struct rx_tap_seen *seen = &tap->frames[i];
+
+		rx_report_frame(test, "napi_gro_frags", p->name, seen->len,
+				seen->headroom, seen->mac, seen->nh,
+				seen->head_frag, seen->pp_recycle);
 		snprintf(what, sizeof(what), "GRO frags, %s, frame %u", p->name,
 			 i);
-		rx_expect_nh(test, (void *)tap->frames[i].nh, what);
-		rx_expect_shinfo(test, tap->frames[i].shinfo, what);
+		rx_expect_nh(test, (void *)seen->nh, what);
+		rx_expect_shinfo(test, seen->shinfo, what);
 	}
 }
 

@@ -673,7 +673,7 @@ static void rx_check_iphdr(struct kunit *test, enum rx_frame frame)
 	/* Drivers on the plain allocators ask for and reserve NET_IP_ALIGN. */
 	unsigned int pad = path->ip_align ? 0 : NET_IP_ALIGN;
 	struct sk_buff *skb, *untagged;
-	unsigned long saddr;
+	unsigned long saddr, mac;
 	unsigned int size;
 	char what[64];
 
@@ -684,6 +684,7 @@ static void rx_check_iphdr(struct kunit *test, enum rx_frame frame)
 	rx_fill_frame(skb_put(skb, len), frame, len, ctx->dev->dev_addr);
 
 	/* What eth_type_trans() and __netif_receive_skb_core() do to it. */
+	mac = (unsigned long)skb->data;
 	skb->protocol = eth_type_trans(skb, ctx->dev);
 	skb_reset_network_header(skb);
 	if (eth_type_vlan(skb->protocol)) {
@@ -698,9 +699,10 @@ static void rx_check_iphdr(struct kunit *test, enum rx_frame frame)
 
 	saddr = frame == RX_IPV6 ? (unsigned long)&ipv6_hdr(skb)->saddr :
 				   (unsigned long)&ip_hdr(skb)->saddr;
-	kunit_info(test, "%s: IP header at %lu mod 4, saddr at %lu mod 4\n",
-		   rx_frame_names[frame],
-		   (unsigned long)skb_network_header(skb) % 4, saddr % 4);
+	rx_report_frame(test, path->name, rx_frame_names[frame], len,
+			mac - (unsigned long)skb->head, mac,
+			(unsigned long)skb_network_header(skb), skb->head_frag,
+			skb->pp_recycle);
 
 	snprintf(what, sizeof(what), "%s, %s", path->name,
 		 rx_frame_names[frame]);

@@ -112,16 +112,20 @@ struct rx_generic_param {
 	bool frags;		/* the program takes multi-buffer frames */
 	bool nonlinear;		/* the driver built the skb from page frags */
 	enum rx_frame frame;
+	unsigned int len;
 };
 
 static const struct rx_generic_param rx_generic_params[] = {
-	{ "legacy_prog_linear_ipv4", false, false, RX_IPV4 },
-	{ "legacy_prog_nonlinear_ipv4", false, true, RX_IPV4 },
-	{ "frags_prog_linear_ipv4", true, false, RX_IPV4 },
-	{ "frags_prog_linear_ipv6", true, false, RX_IPV6 },
-	{ "frags_prog_linear_vlan_ipv4", true, false, RX_VLAN_IPV4 },
-	{ "frags_prog_nonlinear_ipv4", true, true, RX_IPV4 },
-	{ "frags_prog_nonlinear_ipv6", true, true, RX_IPV6 },
+	{ "legacy_prog_linear_ipv4", false, false, RX_IPV4, ETH_FRAME_LEN },
+	{ "legacy_prog_nonlinear_ipv4", false, true, RX_IPV4, ETH_FRAME_LEN },
+	{ "frags_prog_linear_ipv4", true, false, RX_IPV4, ETH_FRAME_LEN },
+	/* a small copy is a page_pool fragment, not a whole page */
+	{ "frags_prog_linear_ipv4_min", true, false, RX_IPV4, ETH_ZLEN },
+	{ "frags_prog_linear_ipv6", true, false, RX_IPV6, ETH_FRAME_LEN },
+	{ "frags_prog_linear_vlan_ipv4", true, false, RX_VLAN_IPV4,
+	  ETH_FRAME_LEN + VLAN_HLEN },
+	{ "frags_prog_nonlinear_ipv4", true, true, RX_IPV4, ETH_FRAME_LEN },
+	{ "frags_prog_nonlinear_ipv6", true, true, RX_IPV6, ETH_FRAME_LEN },
 };
 
 KUNIT_ARRAY_PARAM_DESC(rx_generic, rx_generic_params, name);
@@ -174,9 +178,10 @@ static void rx_generic_xdp(struct kunit *test)
 	struct bpf_prog *prog = rx_xdp_pass_prog(test, p->frags);
 	struct net_device *dev = rx_dummy_netdev(test);
 	struct sk_buff **skb = rx_skb_ref(test);
+	unsigned long mac, nh;
 	u32 act;
 
-	*skb = rx_driver_skb(test, dev, p->frame, ETH_FRAME_LEN, p->nonlinear);
+	*skb = rx_driver_skb(test, dev, p->frame, p->len, p->nonlinear);
 	KUNIT_ASSERT_NOT_NULL(test, *skb);
 
 	/* __netif_receive_skb_core() up to do_xdp_generic() */
@@ -199,10 +204,12 @@ static void rx_generic_xdp(struct kunit *test)
 		*skb = skb_vlan_untag(*skb);
 		KUNIT_ASSERT_NOT_NULL(test, *skb);
 	}
-	kunit_info(test, "%s: headroom %u, head_frag %u, pp_recycle %u, IP header at %lu mod 4\n",
-		   p->name, skb_headroom(*skb), (*skb)->head_frag,
-		   (*skb)->pp_recycle,
-		   (unsigned long)skb_network_header(*skb) % 4);
+	mac = rx_mac_start(*skb);
+	nh = (unsigned long)skb_network_header(*skb);
+	rx_report_frame(test, p->frags ? "generic_xdp_frags" : "generic_xdp",
+			p->name, (*skb)->len + (nh - mac),
+			mac - (unsigned long)(*skb)->head, mac, nh,
+			(*skb)->head_frag, (*skb)->pp_recycle);
 	KUNIT_EXPECT_GE_MSG(test, skb_headroom(*skb) + ETH_HLEN,
 			    XDP_PACKET_HEADROOM,
 			    "%s: the XDP program got less than XDP_PACKET_HEADROOM",
@@ -308,6 +315,11 @@ static void rx_xdp_frame_to_skb(struct kunit *test)
 			kunit_remove_action(test, rx_kfree_skb, skb);
 		KUNIT_ASSERT_PTR_EQ(test, untagged, skb);
 	}
+	rx_report_frame(test, p->bulk ? "__xdp_build_skb_from_frame" :
+			"xdp_build_skb_from_frame", rx_frame_names[p->frame],
+			ETH_FRAME_LEN, headroom, rx_mac_start(skb),
+			(unsigned long)skb_network_header(skb), skb->head_frag,
+			skb->pp_recycle);
 	rx_expect_nh(test, skb_network_header(skb), p->name);
 }
 
@@ -532,8 +544,9 @@ static void rx_veth_xdp(struct kunit *test)
 			      RX_VETH_RX);
 
 	seen = &tap->frames[0];
-	kunit_info(test, "%s: headroom %u, pp_recycle %u, IP header at %lu mod 4\n",
-		   p->name, seen->headroom, seen->pp_recycle, seen->nh % 4);
+	rx_report_frame(test, "veth_xdp", p->name, seen->len,
+			seen->headroom, seen->mac,
+			seen->nh, seen->head_frag, seen->pp_recycle);
 	/* Less headroom than XDP needs: veth must have copied the frame. */
 	KUNIT_EXPECT_TRUE_MSG(test, seen->pp_recycle,
 			      "%s: veth did not copy the frame into its page_pool",

@@ -10,6 +10,29 @@ QEMU_CONFIGS = Path(__file__).resolve().parent.parent / 'qemu_configs'
 
 
 @dataclasses.dataclass(frozen=True)
+class Nic:
+    """An emulated NIC for run-kunit --drivers: QEMU's device and what builds its driver."""
+    qemu_device: str
+    kconfig: Tuple[str, ...]   # CONFIG_ names, without the prefix
+
+
+_PCI = ('PCI',)
+E1000 = Nic('e1000', _PCI + ('NET_VENDOR_INTEL', 'E1000'))
+E1000E = Nic('e1000e', _PCI + ('NET_VENDOR_INTEL', 'E1000E'))
+E100 = Nic('i82559er', _PCI + ('NET_VENDOR_INTEL', 'E100'))
+RTL8139_CP = Nic('rtl8139', _PCI + ('NET_VENDOR_REALTEK', '8139CP'))
+RTL8139_TOO = Nic('rtl8139', _PCI + ('NET_VENDOR_REALTEK', '8139TOO'))
+PCNET32 = Nic('pcnet', _PCI + ('NET_VENDOR_AMD', 'PCNET32'))
+NE2K_PCI = Nic('ne2k_pci', _PCI + ('NET_VENDOR_8390', 'NE2K_PCI'))
+TULIP = Nic('tulip', _PCI + ('NET_VENDOR_DEC', 'NET_TULIP', 'TULIP'))
+VMXNET3 = Nic('vmxnet3', _PCI + ('VMXNET3',))
+VIRTIO_PCI = Nic('virtio-net-pci', _PCI + ('VIRTIO_MENU', 'VIRTIO_PCI', 'VIRTIO_NET'))
+SUNGEM = Nic('sungem', _PCI + ('NET_VENDOR_SUN', 'SUNGEM'))
+IBMVETH = Nic('spapr-vlan', ('NET_VENDOR_IBM', 'IBMVETH'))
+_X86_NICS = (E1000, E1000E, E100, PCNET32, NE2K_PCI, TULIP, VMXNET3, VIRTIO_PCI)
+
+
+@dataclasses.dataclass(frozen=True)
 class Arch:
     name: str                   # our name, used on the command line and in reports
     kunit_arch: str             # kunit.py --arch (ignored when qemu_config is set)
@@ -25,11 +48,25 @@ class Arch:
     default: bool = False               # part of a plain `run-kunit`
     defconfig: str = ''                 # compile-test: the make target of its base config
     compile_enable: Tuple[str, ...] = ()  # compile-test: options its defconfig leaves off
+    nics: Tuple[Nic, ...] = ()          # --drivers: the NICs its QEMU machine is given
     policy: str = ''                    # one line for the README and reports
 
     def qemu_config_path(self, kmemleak: bool = False) -> Optional[Path]:
         name = self.kmemleak_qemu_config if kmemleak else self.qemu_config
         return QEMU_CONFIGS / name if name else None
+
+    def nic_kconfig(self) -> List[str]:
+        """The options that build every NIC driver this arch is given."""
+        names = dict.fromkeys(o for nic in self.nics for o in nic.kconfig)
+        return ['CONFIG_NETDEVICES=y'] + [f'CONFIG_{o}=y' for o in names]
+
+    def nic_qemu_args(self) -> List[str]:
+        """Every NIC on one QEMU hub: the guest's own link, no host network."""
+        args: List[str] = []
+        for i, nic in enumerate(self.nics):
+            args += ['-netdev', f'hubport,id=rxnic{i},hubid=0',
+                     '-device', f'{nic.qemu_device},netdev=rxnic{i},mac=52:54:00:12:34:{i + 1:02x}']
+        return args
 
 
 _PPC = ('gcc-powerpc64-linux-gnu', 'binutils-powerpc64-linux-gnu', 'qemu-system-ppc')
@@ -49,17 +86,19 @@ ARCHES: Tuple[Arch, ...] = (
          packages=('gcc', 'qemu-system-x86'), qemu_binary='qemu-system-x86_64',
          firmware=('/usr/share/qemu/qboot.rom',), default=True, slim=_X86_SLIM,
          kmemleak_qemu_config='x86_64-kmemleak.py', defconfig='x86_64_defconfig',
+         nics=_X86_NICS + (RTL8139_CP,),
          policy='NET_IP_ALIGN 0 (arch override), 4K pages'),
     Arch(name='powerpc', kunit_arch='powerpc', cross_compile='powerpc64-linux-gnu-',
          packages=_PPC, qemu_binary='qemu-system-ppc64',
          firmware=('/usr/share/qemu/vof.bin',), qemu_config='powerpc.py', image='vmlinux',
-         default=True, defconfig='ppc64_defconfig',
+         default=True, defconfig='ppc64_defconfig', nics=(IBMVETH, E1000, VIRTIO_PCI),
          policy='ppc64 pseries: NET_IP_ALIGN 0 (arch override), 64K pages'),
     Arch(name='powerpc32', kunit_arch='powerpc', cross_compile='powerpc64-linux-gnu-',
          packages=_PPC, qemu_binary='qemu-system-ppc',
          firmware=('/usr/share/qemu/openbios-ppc',),
          qemu_config='powerpc32.py', image='vmlinux', default=True,
          defconfig='pmac32_defconfig',
+         nics=(E1000, E100, RTL8139_CP, PCNET32, NE2K_PCI, TULIP, SUNGEM, VIRTIO_PCI),
          policy='ppc32 g3beige: NET_IP_ALIGN 2 (generic), 4K pages'),
     # The rest of kunit.py 6.12's QEMU configs, plus ppc64le and UML.
     Arch(name='i386', kunit_arch='i386', cross_compile='',
@@ -67,10 +106,12 @@ ARCHES: Tuple[Arch, ...] = (
          firmware=('/usr/share/seabios/bios-256k.bin',), slim=_X86_SLIM,
          # 3c515 is ISA, which only 32-bit x86 has
          defconfig='i386_defconfig', compile_enable=('ISA',),
+         nics=_X86_NICS + (RTL8139_TOO,),
          policy='x86 32-bit: NET_IP_ALIGN 0 (arch override)'),
     Arch(name='arm64', kunit_arch='arm64', cross_compile='aarch64-linux-gnu-',
          packages=_cross('gcc-aarch64-linux-gnu', 'qemu-system-arm'),
          qemu_binary='qemu-system-aarch64',
+         nics=(E1000E, E1000, RTL8139_CP, TULIP, VIRTIO_PCI),
          policy='NET_IP_ALIGN 0 (arch override), 4K pages'),
     Arch(name='arm', kunit_arch='arm', cross_compile='arm-linux-gnueabihf-',
          packages=_cross('gcc-arm-linux-gnueabihf', 'qemu-system-arm'),
@@ -80,6 +121,7 @@ ARCHES: Tuple[Arch, ...] = (
          packages=_cross('gcc-riscv64-linux-gnu', 'qemu-system-misc'),
          qemu_binary='qemu-system-riscv64',
          firmware=('/usr/share/qemu/opensbi-riscv64-generic-fw_dynamic.bin',), image='Image',
+         nics=(E1000E, E1000, RTL8139_CP, VIRTIO_PCI),
          policy='rv64 virt: NET_IP_ALIGN 2 (generic)'),
     Arch(name='s390', kunit_arch='s390', cross_compile='s390x-linux-gnu-',
          packages=_cross('gcc-s390x-linux-gnu', 'qemu-system-misc'),

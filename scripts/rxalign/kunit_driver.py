@@ -14,6 +14,7 @@ import io
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -61,6 +62,7 @@ class RunSettings:
     slim: bool = True                       # add the arch's own slim cuts
     kmemleak: bool = False                  # --debug: scan for leaks where the arch can
     idle_timeout: float = 60.0              # stop a guest silent this long, as hung
+    drivers: bool = False                   # --drivers: the arch's NICs, their drivers built
 
 
 def fmt_seconds(s: float) -> str:
@@ -100,6 +102,16 @@ def make_options(arch: Arch) -> List[str]:
     if not shutil.which('ccache'):
         return []
     return [f'CC=ccache {arch.cross_compile}gcc', 'HOSTCC=ccache gcc']
+
+
+# The drivers suite checks that each NIC it was given came up (module parameter).
+NICS_PARAM = 'rx_align_drivers_kunit.nics'
+
+
+def nic_exec_args(arch: Arch) -> List[str]:
+    """kunit.py exec: the arch's NICs on one hub, and how many the suite must find."""
+    return [f'--qemu_args={shlex.join(arch.nic_qemu_args())}',
+            f'--kernel_args={NICS_PARAM}={len(arch.nics)}']
 
 
 def panic_args(arch: Arch) -> List[str]:
@@ -326,13 +338,15 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
 
     slim = arch.slim if s.slim else ()
     initramfs = kmemleak_initramfs(build_dir) if kmemleak else []
+    nics = arch.nic_kconfig() if s.drivers else []
     adds = [f'--kconfig_add={line}'
-            for line in (*arch.kconfig, *slim, *s.kconfig_add, *initramfs)]
+            for line in (*arch.kconfig, *slim, *s.kconfig_add, *initramfs, *nics)]
     phases: List[Tuple[str, str, List[str], Path, Optional[float]]] = [
         ('config', 'configuring', [*kunit, 'config', *common, *adds], build_log, None),
         ('build', 'building', kunit_make(arch, s, build_dir), build_log, None),
         ('run', 'booting and running', [*kunit, 'exec', *common, *adds, f'--timeout={s.timeout}',
-                                        '--raw_output=all', *panic_args(arch)],
+                                        '--raw_output=all', *panic_args(arch),
+                                        *(nic_exec_args(arch) if s.drivers else [])],
          out_dir / 'kunit-exec.log', s.timeout + 120.0),
     ]
     # kunit.py config writes .config (olddefconfig, then its check that every

@@ -81,7 +81,7 @@ MUTATIONS: Tuple[Mutation, ...] = (
               ('net_rx_align_xdp.rx_veth_xdp.vlan_ipv4_mtu', 'IP header'))),
     Mutation('pp-cow-shinfo-unaligned', 'powerpc32',
              'XDP copies: skb_shared_info where a clone\'s atomics work',
-             (('net_rx_align_xdp.rx_generic_xdp.frags_prog_linear_ipv4', 'skb_shared_info'),
+             (('net_rx_align_xdp.rx_generic_xdp.frags_prog_linear_ipv4_min', 'skb_shared_info'),
               ('net_rx_align_xdp.rx_veth_xdp.ipv4_min', 'skb_shared_info'))),
     Mutation('xdp-frame-reserve', 'x86_64', 'xdp_frame to skb: where the frame stays',
              (('net_rx_align_xdp.rx_xdp_frame_to_skb.xdp_build_skb_from_frame_ipv4',

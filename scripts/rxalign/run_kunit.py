@@ -20,7 +20,7 @@ from .cli import run_main
 from .declared import expected_suites, module_functions, read_config
 from .exitcodes import Exit, HarnessError
 from .kunit_driver import RunSettings, fmt_seconds, load_kunit_parser, run_arch
-from .paths import DEBUG, KUNITCONFIG, SERIES_DIR, SLIM, TESTS_DIR
+from .paths import DEBUG, DRIVERS, KUNITCONFIG, SERIES_DIR, SLIM, TESTS_DIR
 from .results import ArchStatus, Problem, Results, RunMeta, Verdict
 from .verdict import judge
 
@@ -68,6 +68,10 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                         f'${RUN_ID_ENV}, else one made up)')
     p.add_argument('--expected', type=Path, metavar='FILE',
                    help='known failures, "ARCH: SUITE.CASE  # why" per line: shown, not gating')
+    p.add_argument('--drivers', action='store_true',
+                   help='the NIC drivers suite instead of the others: each arch\'s QEMU '
+                        'machine gets the NICs of its table entry on one hub, their drivers '
+                        'built in (scripts/kconfig/drivers.config; own build dirs)')
     p.add_argument('--debug', action='store_true',
                    help='add scripts/kconfig/debug.config (KASAN, lockdep, DEBUG_NET, '
                         'DEBUG_OBJECTS, atomic-sleep checks; own build dirs)')
@@ -119,8 +123,25 @@ def _git_tree_hash(path: Path) -> str:
                           capture_output=True, text=True, check=False).stdout.strip()
 
 
+def with_nics(selected: List[arches.Arch], spec: Optional[str]) -> List[arches.Arch]:
+    """--drivers: the arches whose table entry gives their machine NICs."""
+    have = [a for a in selected if a.nics]
+    lacking = [a.name for a in selected if not a.nics]
+    if lacking and spec not in (None, 'all'):
+        raise HarnessError(Exit.USAGE, f'--drivers: {", ".join(lacking)} has no NICs in the '
+                           'arch table; arches with NICs: '
+                           f'{", ".join(a.name for a in arches.ARCHES if a.nics)}')
+    if not have:
+        raise HarnessError(Exit.USAGE, '--drivers: none of these arches has NICs in the table')
+    if lacking:
+        say(f'--drivers: left out, no NICs in the arch table: {", ".join(lacking)}')
+    return have
+
+
 def run(args: argparse.Namespace) -> int:
     selected = select_arches(args.arch)
+    if args.drivers:
+        selected = with_nics(selected, args.arch)
     for patch in args.patches:
         check_patch(patch)
     if args.jobs < 1 or args.timeout < 1 or args.idle_timeout < 1:
@@ -157,12 +178,16 @@ def run(args: argparse.Namespace) -> int:
 
         settings = RunSettings(tree=prepared.path, cache=cache, base_id=base.base_id,
                                kunitconfigs=[KUNITCONFIG] + ([] if args.no_slim else [SLIM])
-                               + ([DEBUG] if args.debug else []),
+                               + ([DEBUG] if args.debug else [])
+                               + ([DRIVERS] if args.drivers else []),
                                jobs=args.jobs, timeout=args.timeout,
                                idle_timeout=args.idle_timeout,
                                profile='-'.join(p for p, on in (('full', args.no_slim),
-                                                                 ('debug', args.debug)) if on),
-                               slim=not args.no_slim, kmemleak=args.debug)
+                                                                 ('debug', args.debug),
+                                                                 ('drivers', args.drivers))
+                                                if on),
+                               slim=not args.no_slim, kmemleak=args.debug,
+                               drivers=args.drivers)
         parser = load_kunit_parser(prepared.path / 'tools/testing/kunit')
         ours = module_functions(TESTS_DIR)
         verdicts: List[Verdict] = []
@@ -215,7 +240,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     if args.list_arches:
         for a in arches.ARCHES:
-            say(f'{a.name:12} {"default" if a.default else "":8} {a.policy}')
+            nics = f' NICs: {", ".join(n.qemu_device for n in a.nics)}' if a.nics else ''
+            say(f'{a.name:12} {"default" if a.default else "":8} {a.policy}{nics}')
         return 0
     return run_main(PROG, lambda: run(args), 'interrupted; the partial results were removed, '
                     'the next run starts clean')

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
-from rxalign.declared import parse_source
+from rxalign.declared import expected_suites, parse_source
 
 SOURCE = textwrap.dedent('''\
     #define RX_OTHER_NAME "net_rx_other"
@@ -63,3 +64,17 @@ def test_cases_behind_a_config_conditional_are_required_only_when_built() -> Non
     assert not {'rx_no_pool', 'rx_4k_only'} & set(built['net_rx_a'])
     without = parse_source(SOURCE, config={})['net_rx_a']
     assert 'rx_no_pool' in without and 'rx_zone_dma' not in without
+
+
+def test_a_file_built_under_another_option_declares_only_when_built(tmp_path: Path) -> None:
+    """The drivers suite is built only under run-kunit --drivers: a kernel
+    without it must not miss it, a kernel with it must run it."""
+    (tmp_path / 'Makefile').write_text('obj-$(CONFIG_MAIN) += a.o\n'
+                                       'obj-$(CONFIG_OTHER) += b.o\n')
+    (tmp_path / 'a.c').write_text(SOURCE)
+    (tmp_path / 'b.c').write_text(SOURCE.replace('net_rx_a', 'net_rx_drivers'))
+    main_only = expected_suites(tmp_path, {'CONFIG_MAIN': 'y'})
+    assert 'net_rx_a' in main_only and 'net_rx_drivers' not in main_only
+    other_only = expected_suites(tmp_path, {'CONFIG_OTHER': 'm'})
+    assert 'net_rx_drivers' in other_only and 'net_rx_a' not in other_only
+    assert {'net_rx_a', 'net_rx_drivers'} <= set(expected_suites(tmp_path))

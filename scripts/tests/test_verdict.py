@@ -94,7 +94,11 @@ def test_expected_suites_come_from_the_source() -> None:
                                                'net_rx_align_iphdr'}
     suites = expected_suites(paths.TESTS_DIR)
     assert set(suites) == {'net_rx_align_policy', 'net_rx_align_alloc', 'net_rx_align_iphdr',
-                           'net_rx_align_frag', 'net_rx_align_gro', 'net_rx_align_xdp'}
+                           'net_rx_align_frag', 'net_rx_align_gro', 'net_rx_align_xdp',
+                           'net_rx_align_drivers'}
+    # the drivers suite is declared only for a kernel that builds it (--drivers)
+    default = expected_suites(paths.TESTS_DIR, {'CONFIG_NET_RX_ALIGN_KUNIT_TEST': 'y'})
+    assert 'net_rx_align_drivers' not in default and 'net_rx_align_xdp' in default
     assert 'rx_veth_xdp' in suites['net_rx_align_xdp']
     assert 'rx_policy_table' in suites['net_rx_align_policy']
     assert 'rx_napi_alloc' in suites['net_rx_align_alloc']

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for receive buffer alignment in real NIC drivers.
+ *
+ * The allocator suites prove what the allocators promise; what matters to
+ * the stack is where a driver puts the frame it hands up.  The guest these
+ * cases run in has several emulated NICs on one hub (QEMU's -netdev
+ * hubport): each case takes one NIC as the receiver, sends IPv4, IPv6 and
+ * 802.1Q frames of several sizes to it from another NIC, and records where
+ * the receiver's driver put each frame when the stack parses it.
+ *
+ * What is asserted depends on how the driver receives, from reading each
+ * driver (the audit's classes): a driver that reserves NET_IP_ALIGN in
+ * front of a buffer the device writes, or that copies into one, must put
+ * the IP header where the architecture asks; one that copies behind a
+ * hard-coded 2 must put it on a 4-byte boundary everywhere; where the
+ * device decides, or the driver reserves nothing, the offsets are
+ * recorded, not judged.
+ */
+
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+
+#include "rx_align.h"
+
+enum rx_class {
+	RX_IP_ALIGN,	/* NET_IP_ALIGN in front of the DMA or the copy */
+	RX_PAD2,	/* a CPU copy behind a literal 2 */
+	RX_RECORD,	/* the device or nothing decides: recorded */
+};
+
+static const char * const rx_class_names[] = {
+	[RX_IP_ALIGN] = "ip_align", [RX_PAD2] = "copy_pad2",
+	[RX_RECORD] = "record",
+};
+
+struct rx_driver {
+	const char *name;	/* the bound driver's name */
+	enum rx_class class;	/* frames of at least @copybreak bytes */
+	unsigned int copybreak;	/* below it the driver copies */
+	enum rx_class copied;	/* ... into a buffer of this class */
+	const char *why;
+};
+
+/* How each driver of QEMU's emulated NICs receives, in 6.12. */
+static const struct rx_driver rx_drivers[] = {
+	{ "e1000", RX_IP_ALIGN, 256, RX_IP_ALIGN,
+	  "NET_SKB_PAD + NET_IP_ALIGN before napi_build_skb(), copybreak into napi_alloc_skb()" },
+	{ "e1000e", RX_IP_ALIGN, 256, RX_IP_ALIGN,
+	  "__netdev_alloc_skb_ip_align(); copybreak into napi_alloc_skb()" },
+	{ "e100", RX_IP_ALIGN, 0, RX_IP_ALIGN,
+	  "netdev_alloc_skb_ip_align(), the device writes a 16-byte RFD before the frame" },
+	{ "8139cp", RX_IP_ALIGN, 0, RX_IP_ALIGN,
+	  "netdev_alloc_skb_ip_align()" },
+	{ "8139too", RX_IP_ALIGN, 0, RX_IP_ALIGN,
+	  "copies out of the ring into napi_alloc_skb()" },
+	{ "pcnet32", RX_IP_ALIGN, 200, RX_IP_ALIGN,
+	  "netdev_alloc_skb() + NET_IP_ALIGN; copybreak into the same" },
+	{ "vmxnet3", RX_IP_ALIGN, 0, RX_IP_ALIGN,
+	  "__netdev_alloc_skb_ip_align()" },
+	{ "virtio_net", RX_IP_ALIGN, 0, RX_IP_ALIGN,
+	  "VIRTNET_RX_PAD (NET_IP_ALIGN + NET_SKB_PAD), or a copy into napi_alloc_skb()" },
+	{ "ne2k-pci", RX_PAD2, 0, RX_PAD2,
+	  "lib8390 copies (PIO) behind skb_reserve(skb, 2)" },
+#if defined(__alpha__) || defined(__arm__) || defined(__hppa__) || \
+	defined(CONFIG_SPARC) || defined(__ia64__) || defined(__sh__) || \
+	defined(__mips__)
+	{ "tulip", RX_RECORD, 1518, RX_PAD2,
+	  "copybreak 1518 here: every frame copied behind a literal 2" },
+#else
+	{ "tulip", RX_RECORD, 100, RX_PAD2,
+	  "copybreak 100 behind a literal 2, above it no reserve" },
+#endif
+	{ "sungem", RX_RECORD, 256, RX_PAD2,
+	  "the chip writes RX_OFFSET (2) into the buffer; copybreak behind a literal 2" },
+	{ "ibmveth", RX_RECORD, 0, RX_RECORD,
+	  "the hypervisor writes into pool buffers without a reserve" },
+	{ "macsonic", RX_RECORD, 0, RX_RECORD,
+	  "the reserve follows the chip's 16/32-bit mode" },
+};
+
+static const struct rx_driver rx_unknown_driver = {
+	"unknown", RX_RECORD, 0, RX_RECORD, "not in the table: recorded",
+};
+
+/* The NICs of this guest, found at suite init; the cases take them by index. */
+#define RX_MAX_NICS 12
+
+static unsigned int rx_expected_nics;
+module_param_named(nics, rx_expected_nics, uint, 0444);
+MODULE_PARM_DESC(nics, "NICs the guest was given: each must come up with a driver bound (0: any)");
+
+struct rx_nic {
+	struct net_device *dev;
+	const struct rx_driver *drv;
+	char desc[KUNIT_PARAM_DESC_SIZE];
+};
+
+static struct rx_nic rx_nics[RX_MAX_NICS];
+static unsigned int rx_nr_nics;
+
+static const char *rx_driver_name(struct net_device *dev)
+{
+	struct device *parent = dev->dev.parent;
+
+	/* virtio_net binds to the virtio device below the PCI one */
+	return parent && parent->driver ? parent->driver->name : NULL;
+}
+
+static const struct rx_driver *rx_driver_of(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; name && i < ARRAY_SIZE(rx_drivers); i++)
+		if (!strcmp(rx_drivers[i].name, name))
+			return &rx_drivers[i];
+	return &rx_unknown_driver;
+}
+
+static void rx_nics_down(void)
+{
+	unsigned int i;
+
+	rtnl_lock();
+	for (i = 0; i < rx_nr_nics; i++) {
+		dev_close(rx_nics[i].dev);
+		dev_put(rx_nics[i].dev);
+	}
+	rtnl_unlock();
+	rx_nr_nics = 0;
+}
+
+/* Every Ethernet device a driver bound, brought up; then wait for links. */
+static int rx_drivers_suite_init(struct kunit_suite *suite)
+{
+	struct net_device *dev;
+	unsigned int i, waited;
+	int err = 0;
+
+	rx_nr_nics = 0;
+	rtnl_lock();
+	for_each_netdev(&init_net, dev) {
+		const char *name = rx_driver_name(dev);
+
+		if (dev->type != ARPHRD_ETHER || !name ||
+		    rx_nr_nics == ARRAY_SIZE(rx_nics))
+			continue;
+		err = dev_open(dev, NULL);
+		if (err) {
+			pr_warn("rx_align: %s (%s) does not come up: %d\n",
+				dev->name, name, err);
+			continue;
+		}
+		dev_hold(dev);
+		rx_nics[rx_nr_nics].dev = dev;
+		rx_nics[rx_nr_nics].drv = rx_driver_of(name);
+		snprintf(rx_nics[rx_nr_nics].desc, KUNIT_PARAM_DESC_SIZE,
+			 "%s", name);
+		rx_nr_nics++;
+	}
+	rtnl_unlock();
+
+	/* autonegotiation under QEMU takes a watchdog period or two */
+	for (waited = 0; waited < 10000; waited += 100) {
+		for (i = 0; i < rx_nr_nics; i++)
+			if (!netif_carrier_ok(rx_nics[i].dev))
+				break;
+		if (i == rx_nr_nics)
+			break;
+		msleep(100);
+	}
+	return 0;
+}
+
+static void rx_drivers_suite_exit(struct kunit_suite *suite)
+{
+	rx_nics_down();
+}
+
+/*
+ * The devices exist only once the guest has probed them, so the
+ * parameters come from the list suite init made, not from a const table.
+ */
+static const void *rx_nic_gen_params(const void *prev, char *desc)
+{
+	const struct rx_nic *nic = prev ? (const struct rx_nic *)prev + 1 : rx_nics;
+
+	if (nic >= rx_nics + rx_nr_nics)
+		return NULL;
+	strscpy(desc, nic->desc, KUNIT_PARAM_DESC_SIZE);
+	return nic;
+}
+
+struct rx_driver_frame {
+	enum rx_frame frame;
+	unsigned int len;
+};
+
+/* Below and above every copybreak in the table, and a full frame. */
+static const struct rx_driver_frame rx_driver_frames[] = {
+	{ RX_IPV4, ETH_ZLEN }, { RX_IPV4, 150 }, { RX_IPV4, 400 },
+	{ RX_IPV4, ETH_FRAME_LEN }, { RX_IPV6, 150 }, { RX_IPV6, ETH_FRAME_LEN },
+	{ RX_VLAN_IPV4, ETH_FRAME_LEN + VLAN_HLEN },
+};
+
+static_assert(ARRAY_SIZE(rx_driver_frames) <= RX_TAP_MAX);
+
+/* A frame as the sender's stack hands it to its driver. */
+static struct sk_buff *rx_driver_tx_skb(struct net_device *dev,
+					const struct rx_driver_frame *f,
+					const u8 *dest)
+{
+	unsigned int hh = LL_RESERVED_SPACE_EXTRA(dev, VLAN_HLEN);
+	struct sk_buff *skb = alloc_skb(hh + f->len, GFP_KERNEL);
+
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, hh);
+	rx_fill_frame(skb_put(skb, f->len), f->frame, f->len, dest);
+	skb->dev = dev;
+	skb->protocol = ((struct ethhdr *)skb->data)->h_proto;
+	skb_reset_mac_header(skb);
+	skb_set_network_header(skb, rx_frame_hlen(f->frame));
+	return skb;
+}
+
+static struct net_device *rx_sender_for(const struct rx_nic *rx)
+{
+	unsigned int i;
+
+	for (i = 0; i < rx_nr_nics; i++)
+		if (&rx_nics[i] != rx)
+			return rx_nics[i].dev;
+	return NULL;
+}
+
+static void rx_driver_frames_case(struct kunit *test)
+{
+	const struct rx_nic *nic = test->param_value;
+	const struct rx_driver *drv = nic->drv;
+	struct net_device *tx = rx_sender_for(nic);
+	unsigned int i, sent = 0;
+	struct rx_tap *tap;
+
+	if (!tx)
+		kunit_skip(test, "one NIC only: nothing to send from");
+	if (!netif_carrier_ok(nic->dev) || !netif_carrier_ok(tx))
+		kunit_skip(test, "no link on %s or %s after 10 s", nic->dev->name,
+			   tx->name);
+
+	tap = rx_tap_add(test, nic->dev, ARRAY_SIZE(rx_driver_frames), false);
+	for (i = 0; i < ARRAY_SIZE(rx_driver_frames); i++) {
+		struct sk_buff *skb;
+
+		skb = rx_driver_tx_skb(tx, &rx_driver_frames[i],
+				       nic->dev->dev_addr);
+		if (skb && dev_queue_xmit(skb) == NET_XMIT_SUCCESS)
+			sent++;
+		/* one at a time: small rings, and a tap that keeps order */
+		msleep(20);
+	}
+	KUNIT_EXPECT_EQ_MSG(test, sent, ARRAY_SIZE(rx_driver_frames),
+			    "%s could not send every frame", tx->name);
+	wait_for_completion_timeout(&tap->seen, 2 * HZ);
+	KUNIT_EXPECT_EQ_MSG(test, tap->n, sent,
+			    "%s (%s) passed up %u of the %u frames %s sent",
+			    nic->dev->name, drv->name, tap->n, sent, tx->name);
+
+	for (i = 0; i < tap->n; i++) {
+		const struct rx_tap_seen *seen = &tap->frames[i];
+		bool copied = seen->len < drv->copybreak;
+		enum rx_class class = copied ? drv->copied : drv->class;
+		bool ok = true;
+		char what[96];
+
+		snprintf(what, sizeof(what), "driver %s, %u-byte frame (%s)",
+			 nic->desc, seen->len,
+			 copied ? "below its copybreak" : "its rx buffer");
+		if (class == RX_IP_ALIGN) {
+			ok = seen->nh % 4 == rx_nh_want();
+			rx_expect_nh(test, (void *)seen->nh, what);
+		} else if (class == RX_PAD2) {
+			ok = seen->nh % 4 == 0;
+			KUNIT_EXPECT_EQ_MSG(test, seen->nh % 4, 0,
+					    "arch %s, %s: copied behind a literal 2, the IP header should be 4-byte aligned, it is %lu past",
+					    rx_arch(), what, seen->nh % 4);
+		}
+		rx_expect_shinfo(test, seen->shinfo, what);
+		kunit_info(test,
+			   "rx_align_frame: driver=%s path=%s frame=%s len=%u class=%s headroom=%u mac_line_off=%lu nh_mod4=%lu head_frag=%d pp_recycle=%d verdict=%s\n",
+			   drv == &rx_unknown_driver ? nic->desc : drv->name,
+			   nic->desc, i < ARRAY_SIZE(rx_driver_frames) ?
+			   rx_frame_names[rx_driver_frames[i].frame] : "?",
+			   seen->len, rx_class_names[class], seen->headroom,
+			   seen->mac % L1_CACHE_BYTES, seen->nh % 4,
+			   seen->head_frag, seen->pp_recycle,
+			   class == RX_RECORD ? "recorded" : ok ? "pass" : "fail");
+	}
+	kunit_info(test, "%s (%s): %s\n", nic->dev->name, nic->desc, drv->why);
+}
+
+/* Every NIC the guest was given has a driver that brought it up. */
+static void rx_drivers_bound(struct kunit *test)
+{
+	unsigned int i;
+
+	for (i = 0; i < rx_nr_nics; i++)
+		kunit_info(test, "%s: %s, %s, carrier %d\n", rx_nics[i].dev->name,
+			   rx_nics[i].desc, rx_class_names[rx_nics[i].drv->class],
+			   netif_carrier_ok(rx_nics[i].dev));
+	if (!rx_expected_nics)
+		kunit_skip(test,
+			   "%u NIC(s) found; the command line names no count (rx_align_drivers_kunit.nics=)",
+			   rx_nr_nics);
+	KUNIT_EXPECT_EQ_MSG(test, rx_nr_nics, rx_expected_nics,
+			    "arch %s: %u of the %u NICs came up with a driver",
+			    rx_arch(), rx_nr_nics, rx_expected_nics);
+}
+
+static struct kunit_case rx_drivers_cases[] = {
+	KUNIT_CASE(rx_drivers_bound),
+	KUNIT_CASE_PARAM(rx_driver_frames_case, rx_nic_gen_params),
+	{}
+};
+
+static struct kunit_suite rx_drivers_suite = {
+	.name = "net_rx_align_drivers",
+	.suite_init = rx_drivers_suite_init,
+	.suite_exit = rx_drivers_suite_exit,
+	.test_cases = rx_drivers_cases,
+};
+
+kunit_test_suite(rx_drivers_suite);
+
+MODULE_DESCRIPTION("KUnit tests for receive buffer alignment in NIC drivers");
+MODULE_LICENSE("GPL");
