@@ -99,7 +99,8 @@ static inline void rx_fill_frame(u8 *buf, enum rx_frame frame,
 	unsigned int ip_len = len - off;
 	struct iphdr ip4 = {
 		.version = 4, .ihl = 5, .ttl = 64, .protocol = IPPROTO_UDP,
-		.tot_len = htons(ip_len),
+		/* the kind of frame, for a receiver that lost the tag */
+		.id = htons(frame), .tot_len = htons(ip_len),
 		.saddr = htonl(0xc0000201), .daddr = htonl(0xc0000202),
 	};
 	struct ipv6hdr ip6 = {
@@ -197,6 +198,7 @@ struct rx_tap_seen {
 	unsigned long shinfo;
 	unsigned int headroom;	/* in front of the MAC header */
 	unsigned int len;	/* from the MAC header on */
+	enum rx_frame frame;	/* which kind it was */
 	bool head_frag;
 	bool pp_recycle;
 };
@@ -226,6 +228,30 @@ static inline bool rx_is_ours(const struct sk_buff *skb)
 	       ip6->saddr.s6_addr[15] == 1;
 }
 
+/*
+ * What kind of frame it was and how long, from its own IP header: the stack
+ * (or the device) has taken an 802.1Q tag off by the time a handler sees it.
+ */
+static inline enum rx_frame rx_frame_kind(const struct sk_buff *skb,
+					  unsigned int *len)
+{
+	struct ipv6hdr _ip6, *ip6;
+	struct iphdr _ip4, *ip4;
+
+	if (skb->protocol == htons(ETH_P_IPV6)) {
+		ip6 = skb_header_pointer(skb, 0, sizeof(_ip6), &_ip6);
+		*len = ip6 ? ETH_HLEN + sizeof(*ip6) + ntohs(ip6->payload_len) : 0;
+		return RX_IPV6;
+	}
+	ip4 = skb_header_pointer(skb, 0, sizeof(_ip4), &_ip4);
+	if (!ip4) {
+		*len = 0;
+		return RX_IPV4;
+	}
+	*len = rx_frame_hlen(ntohs(ip4->id)) + ntohs(ip4->tot_len);
+	return ntohs(ip4->id) == RX_VLAN_IPV4 ? RX_VLAN_IPV4 : RX_IPV4;
+}
+
 static inline void rx_tap_record(struct rx_tap *tap, const struct sk_buff *skb)
 {
 	struct rx_tap_seen *seen;
@@ -233,11 +259,12 @@ static inline void rx_tap_record(struct rx_tap *tap, const struct sk_buff *skb)
 	if (!rx_is_ours(skb) || tap->n == ARRAY_SIZE(tap->frames))
 		return;
 	seen = &tap->frames[tap->n++];
-	seen->mac = rx_mac_start(skb);
 	seen->nh = (unsigned long)skb->data;
+	seen->frame = rx_frame_kind(skb, &seen->len);
+	/* where the MAC header of the frame as sent starts, before this header */
+	seen->mac = seen->nh - rx_frame_hlen(seen->frame);
 	seen->shinfo = (unsigned long)skb_shinfo(skb);
 	seen->headroom = seen->mac - (unsigned long)skb->head;
-	seen->len = skb->len + (seen->nh - seen->mac);
 	seen->head_frag = skb->head_frag;
 	seen->pp_recycle = skb->pp_recycle;
 	if (tap->n == tap->want)

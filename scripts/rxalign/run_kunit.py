@@ -6,6 +6,7 @@ import argparse
 import datetime
 import hashlib
 import json
+import re
 import os
 import secrets
 import subprocess
@@ -123,6 +124,12 @@ def _git_tree_hash(path: Path) -> str:
                           capture_output=True, text=True, check=False).stdout.strip()
 
 
+def kconfig_lines(path: Path) -> List[str]:
+    """The option lines of a kconfig fragment, `# CONFIG_X is not set` included."""
+    return [line.strip() for line in path.read_text().splitlines()
+            if re.match(r'\s*(CONFIG_\w+=|# CONFIG_\w+ is not set)', line)]
+
+
 def with_nics(selected: List[arches.Arch], spec: Optional[str]) -> List[arches.Arch]:
     """--drivers: the arches whose table entry gives their machine NICs."""
     have = [a for a in selected if a.nics]
@@ -178,8 +185,9 @@ def run(args: argparse.Namespace) -> int:
 
         settings = RunSettings(tree=prepared.path, cache=cache, base_id=base.base_id,
                                kunitconfigs=[KUNITCONFIG] + ([] if args.no_slim else [SLIM])
-                               + ([DEBUG] if args.debug else [])
-                               + ([DRIVERS] if args.drivers else []),
+                               + ([DEBUG] if args.debug else []),
+                               # overrides, which kunit.py takes only as --kconfig_add
+                               kconfig_add=kconfig_lines(DRIVERS) if args.drivers else [],
                                jobs=args.jobs, timeout=args.timeout,
                                idle_timeout=args.idle_timeout,
                                profile='-'.join(p for p, on in (('full', args.no_slim),
@@ -199,7 +207,8 @@ def run(args: argparse.Namespace) -> int:
                                                          problems[a.name].message))
             else:
                 result = run_arch(a, settings, partial / a.name, show)
-                config = read_config(result.config) if result.config else None
+                config = (read_config(result.config)
+                          if result.config and result.config.is_file() else None)
                 v = judge(result, expected_suites(TESTS_DIR, config), parser, args.timeout, ours)
             known_failures.apply(v, known)
             # The results directory is renamed into place at the end: name
