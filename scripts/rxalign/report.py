@@ -1,6 +1,7 @@
 """Report writers: one Results in, report.md/.html, junit.xml, JSON out.
 
-What the reports tabulate is computed once in tables.py.
+report.md, junit.xml and the JSON are written here, report.html by
+report_html.py; what both reports tabulate is computed once in tables.py.
 They all read the same typed Results (results.py), so a report made at the
 end of a run and one regenerated later by scripts/report from several
 results directories are the same, and every status they show is decided
@@ -10,18 +11,18 @@ from the cases by results.decide().
 from __future__ import annotations
 
 import hashlib
-import html
 import json
 import os
 import re
+import urllib.parse
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from . import tables
+from . import report_html, tables
 from .exitcodes import Exit, HarnessError
 from .kunit_driver import fmt_seconds
-from .results import ArchStatus, Case, FrameVerdict, Problem, Results, RunMeta, Verdict
+from .results import ArchStatus, FrameVerdict, Problem, Results, RunMeta, Verdict
 
 REPORT_FILES = ('report.md', 'report.html', 'junit.xml', 'results.json', 'kcidb.json')
 
@@ -204,79 +205,6 @@ def markdown(results: Results) -> str:
     return '\n'.join(out) + '\n'
 
 
-# ---- report.html ----
-
-_COLOURS = {'PASS': '#c8f0c8', 'FAIL': '#f4b4b4', 'CRASH': '#f4b4b4', 'XFAIL': '#f8e0a0',
-            'SKIP': '#e0e0e0', 'MISSING': '#d0b0f0'}
-
-
-def _cell(cases: List[Case], missing: bool) -> Tuple[str, str, str]:
-    """(status, text, details) of one arch x test-case cell."""
-    if missing:
-        return 'MISSING', 'missing', 'not in the KTAP output'
-    if not cases:
-        return '', '', ''
-    by: Dict[str, int] = {}
-    for c in cases:
-        by[c.shown] = by.get(c.shown, 0) + 1
-    worst = next((s for s in ('CRASH', 'FAIL', 'XFAIL', 'SKIP', 'PASS') if s in by), 'PASS')
-    text = ' '.join(f'{n} {s.lower()}' for s, n in sorted(by.items()))
-    details = '\n'.join(f'{c.name.split(".", 2)[-1]}: {c.message}'
-                        for c in cases if c.shown in ('FAIL', 'CRASH', 'XFAIL', 'SKIP'))
-    return worst, text, details
-
-
-def html_page(results: Results) -> str:
-    arches = results.arches
-    keys: List[str] = []
-    for v in arches.values():
-        for name in [c.name for c in v.cases] + v.missing:
-            if tables.case_key(name) not in keys:
-                keys.append(tables.case_key(name))
-    e = html.escape
-    rows = []
-    for key in keys:
-        cells = []
-        for v in arches.values():
-            cases = [c for c in v.cases if tables.case_key(c.name) == key]
-            missing = any(m == key or m == key.split('.')[0] for m in v.missing)
-            status, text, details = _cell(cases, missing)
-            body = e(text)
-            if details:
-                body = f'<details><summary>{e(text)}</summary><pre>{e(details)}</pre></details>'
-            style = f' style="background:{_COLOURS[status]}"' if status else ''
-            cells.append(f'<td{style} title="{e(details[:500])}">{body}</td>')
-        rows.append(f'<tr><th>{e(key)}</th>{"".join(cells)}</tr>')
-    head = ''.join(f'<th>{e(a)}</th>' for a in arches)
-    verdicts = ''.join(
-        f'<td style="background:{_COLOURS["PASS" if v.exit == Exit.OK else "FAIL"]}" '
-        f'title="{e(v.cause)}">{e(v.status.value)}</td>' for v in arches.values())
-    facts = ''.join(
-        f'<tr><th>{e(k)}</th>' + ''.join(f'<td>{e(v.facts.get(k, "?"))}</td>'
-                                         for v in arches.values()) + '</tr>'
-        for k in tables.FACT_COLUMNS)
-    causes = ''.join(f'<li><b>{e(a)}</b>: {e(v.cause)}</li>' for a, v in arches.items())
-    title = e(f'rx-align KUnit report: {results.meta.tree if results.runs else ""}')
-    return f'''<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
-<style>
-body {{ font-family: sans-serif; margin: 1em; }}
-table {{ border-collapse: collapse; margin-bottom: 1.5em; }}
-th, td {{ border: 1px solid #999; padding: 2px 6px; text-align: left; vertical-align: top; }}
-pre {{ margin: 0; font-size: 85%; white-space: pre-wrap; }}
-</style></head><body>
-<h1>{title}</h1>
-<ul>{causes}</ul>
-<h2>Verdicts</h2>
-<table><tr><th>arch</th>{head}</tr><tr><th>verdict</th>{verdicts}</tr></table>
-<h2>Policy facts</h2>
-<table><tr><th>fact</th>{head}</tr>{facts}</table>
-<h2>Test cases</h2>
-<table><tr><th>suite.case</th>{head}</tr>{"".join(rows)}</table>
-</body></html>
-'''
-
-
 # ---- junit.xml ----
 
 def junit(results: Results) -> str:
@@ -408,13 +336,43 @@ def kcidb(results: Results) -> Dict[str, Any]:
     return data
 
 
-def write_all(out_dir: Path, results: Results, with_results: bool = True) -> None:
-    """Every report file; results.json too unless `with_results` is False."""
+def log_links(results: Results, page_dir: Path,
+              homes: Optional[Mapping[str, Path]] = None) -> Dict[str, Dict[str, str]]:
+    """Each arch's build and KTAP logs as links relative to the page.
+
+    An arch's logs are `<arch>/build.log` and `<arch>/ktap.log` in the results
+    directory it came from (`homes`; by default the page's own); a log that is
+    not there is not linked.
+    """
+    links: Dict[str, Dict[str, str]] = {}
+    for arch, v in results.arches.items():
+        home = (homes or {}).get(arch, page_dir)
+        found: Dict[str, str] = {}
+        for key in ('build', 'ktap'):
+            if key in v.logs:
+                name = Path(v.logs[key]).name
+                target = home / arch / name
+                if target.is_file():
+                    found[name] = urllib.parse.quote(
+                        Path(os.path.relpath(target, page_dir)).as_posix())
+        links[arch] = found
+    return links
+
+
+def write_all(out_dir: Path, results: Results, with_results: bool = True,
+              homes: Optional[Mapping[str, Path]] = None) -> None:
+    """Every report file; results.json too unless `with_results` is False.
+
+    `homes` names the results directory each arch's logs are in, when that
+    is not `out_dir` (a merge); the directory written is `out_dir` or a
+    sibling renamed onto it, so the links are relative to either.
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
     if with_results:
         atomic_write(out_dir / 'results.json', json.dumps(results.to_json(), indent=1) + '\n')
     atomic_write(out_dir / 'report.md', markdown(results))
-    atomic_write(out_dir / 'report.html', html_page(results))
+    atomic_write(out_dir / 'report.html',
+                 report_html.page(results, log_links(results, out_dir, homes)))
     atomic_write(out_dir / 'junit.xml', junit(results))
     atomic_write(out_dir / 'kcidb.json', json.dumps(kcidb(results), indent=1) + '\n')
 

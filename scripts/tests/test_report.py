@@ -66,7 +66,7 @@ def test_the_files_agree(parser: ModuleType, tmp_path: Path) -> None:
     assert all(t['path'].startswith('kunit.net_rx_align_') for t in kcidb['tests'])
     page = (d / 'report.html').read_text()
     assert '<script' not in page and 'http' not in page.split('<body>')[1]
-    assert 'headroom 66' in page and 'net_skb_pad' in page
+    assert 'headroom 66' in page and 'NET_SKB_PAD' in page
 
 
 @pytest.mark.skipif(not shutil.which('xmllint'), reason='xmllint (libxml2-utils) not installed')
