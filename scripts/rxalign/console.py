@@ -3,9 +3,11 @@
 kunit.py's own parser (kunit_parser.parse_run_tests) gives the cases and
 their statuses and logs; this walk reads the same lines once for the rest:
 the skip reason of each case (by its full name: the iphdr cases share
-parameter names), the policy facts, kernel splats pinned on the case or the
-window they happened in, a crash and the case that was running then, where
-output stopped, and the kmemleak scan /init prints after the suites.
+parameter names), the policy facts, the frames the suites measured
+(`rx_align_frame:` lines, each filed under the case that printed it),
+kernel splats pinned on the case or the window they happened in, a crash
+and the case that was running then, where output stopped, and the kmemleak
+scan /init prints after the suites.
 
 Lines are read as kunit_parser reads them: without printk timestamps.
 """
@@ -16,6 +18,8 @@ import dataclasses
 import re
 from typing import Dict, Iterable, List, Optional
 
+from .results import FRAME_PREFIX, Frame, MalformedFrame, parse_frame
+
 TIMESTAMP = re.compile(r'^\[\s*\d+\.\d+\]\s?')
 SUBTEST = re.compile(r'^( *)# Subtest: (.+)$')
 RESULT = re.compile(r'^( *)(?:not )?ok \d+ (?:- )?([^#]*?)\s*(?:#\s*(\w+)\b\s*(.*))?$')
@@ -23,6 +27,7 @@ KTAP_START = re.compile(r'^\s*K?TAP version \d+')
 DIAGNOSTIC = re.compile(r'^\s*# ')
 FAILED_AT = re.compile(r'(?:EXPECTATION|ASSERTION) FAILED at ')
 FACTS = re.compile(r'rx_align_facts: (.*)$')
+FRAME = re.compile(re.escape(FRAME_PREFIX.strip()) + r'\s*(.*)$')
 # A crash ends the run (results missing); a line counts only where the
 # kernel prints it, at the start of a line, never inside a test's own message.
 CRASH = re.compile(r'^\s*(?:Kernel panic - not syncing|Oops(?::| -)|Internal error: |'
@@ -65,6 +70,8 @@ class KmemleakScan:
 class Console:
     lines: List[str]                                            # timestamps stripped
     facts: Dict[str, str] = dataclasses.field(default_factory=dict)
+    frames: List[Frame] = dataclasses.field(default_factory=list)
+    malformed_frames: List[MalformedFrame] = dataclasses.field(default_factory=list)
     skips: Dict[str, str] = dataclasses.field(default_factory=dict)    # case -> reason
     splats: Dict[str, str] = dataclasses.field(default_factory=dict)   # case -> first line
     stray: Dict[str, str] = dataclasses.field(default_factory=dict)    # window -> first line
@@ -89,6 +96,17 @@ def read(raw: Iterable[str]) -> Console:
     # Crash words inside a test's message are the test's words, unless the
     # log stops there: a message is always followed by its case's result.
     tentative: Optional[Crash] = None
+    frames: List[str] = []      # rx_align_frame: lines waiting for the case they came in
+
+    def file_frames(case: str) -> None:
+        for text in frames:
+            f = parse_frame(case, text)
+            if isinstance(f, Frame):
+                con.frames.append(f)
+            else:
+                con.malformed_frames.append(f)
+        frames.clear()
+
     for line in con.lines:
         m = FACTS.search(line)
         if m and not in_message:
@@ -115,6 +133,9 @@ def read(raw: Iterable[str]) -> Console:
             in_message = False
         if FAILED_AT.search(line):
             in_message = True
+        f = FRAME.search(line)
+        if f and not in_message:
+            frames.append(f.group(1))
         if s:
             depth = len(s.group(1)) // 4
             if depth == 0 and pending and suite_done:
@@ -131,6 +152,7 @@ def read(raw: Iterable[str]) -> Console:
                 # pending came after its last case, in no case's window
                 if r.group(3) == 'SKIP':
                     con.skips['.'.join(path[:depth + 1])] = r.group(4).strip()
+                file_frames('.'.join(path[:depth + 1]))
                 if pending:
                     con.stray.setdefault(f'{OUTSIDE_CASES}.after_{"_".join(path[:depth + 1])}',
                                          pending)
@@ -140,6 +162,7 @@ def read(raw: Iterable[str]) -> Console:
                 path = path[:depth]
             else:
                 closed = '.'.join(path[:depth] + [name])
+                file_frames(closed)
                 if r.group(3) == 'SKIP':
                     con.skips[closed] = r.group(4).strip()
                 if pending:
@@ -168,6 +191,7 @@ def read(raw: Iterable[str]) -> Console:
     if pending and path:
         # output stopped inside a case: the splat is that case's, which never finished
         con.stray.setdefault(f'{OUTSIDE_CASES}.in_{"_".join(path)}', pending)
+    file_frames('.'.join(path))     # output stopped in that case: its frames are kept
     con.crash = con.crash or tentative
     con.where = _where(path, last)
     return con

@@ -1,5 +1,7 @@
 """Report writers: one Results in, report.md/.html, junit.xml, JSON out.
 
+report.md, junit.xml and the JSON are written here, report.html by
+report_html.py; what both reports tabulate is computed once in tables.py.
 They all read the same typed Results (results.py), so a report made at the
 end of a run and one regenerated later by scripts/report from several
 results directories are the same, and every status they show is decided
@@ -9,22 +11,20 @@ from the cases by results.decide().
 from __future__ import annotations
 
 import hashlib
-import html
 import json
 import os
 import re
+import urllib.parse
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from . import report_html, tables
 from .exitcodes import Exit, HarnessError
 from .kunit_driver import fmt_seconds
-from .results import ArchStatus, Case, Problem, Results, RunMeta, Verdict
+from .results import ArchStatus, FrameVerdict, Problem, Results, RunMeta, Verdict
 
-FACT_COLUMNS = ('net_ip_align', 'net_skb_pad', 'l1_cache_bytes', 'smp_cache_bytes',
-                'page_size', 'dma_cache_align', 'efficient_unaligned', 'bits', 'endian')
 REPORT_FILES = ('report.md', 'report.html', 'junit.xml', 'results.json', 'kcidb.json')
-SHOWN = ('PASS', 'FAIL', 'XFAIL', 'SKIP', 'CRASH')
 
 
 def atomic_write(path: Path, text: str) -> None:
@@ -88,40 +88,111 @@ def merge(parts: Sequence[Tuple[Path, Results]], run_id: str = '',
     return merged
 
 
-def _counts(v: Verdict) -> Dict[str, int]:
-    counts = {s: v.count(s) for s in SHOWN}
-    counts['MISSING'] = len(v.missing)
-    return counts
-
-
-def _case_key(name: str) -> str:
-    """suite.case, without the parameter."""
-    return '.'.join(name.split('.')[:2])
-
-
 # ---- report.md ----
+
+def _md(text: str) -> str:
+    """Text from a log, safe in a markdown table cell."""
+    return text.replace('|', '\\|').replace('\n', ' ')
+
+
+def _md_cell(m: tables.Matrix, row: tables.Row, arch: str) -> str:
+    cell = m.cell(row, arch)
+    if not cell.frames:
+        return '—'
+    seen = cell.seen
+    parts = []
+    for s in seen:
+        text = ' / '.join(tables.number(n) for n in (s.offsets.headroom, s.offsets.nh_mod4,
+                                                     s.offsets.mac_line_off))
+        if s.fit == tables.Fit.OFF:
+            text = f'✗ {text}'
+        if len(seen) > 1 and s.lengths:
+            text += f' ({tables.lengths_text(s.lengths)})'
+        parts.append(text)
+    text = '; '.join(parts)
+    if m.title == 'driver':
+        said = ', '.join(k.value for k in cell.verdicts) or '?'
+        if FrameVerdict.FAIL in cell.verdicts:
+            said = f'**{said}**'
+        if len(m.classes(row)) > 1:
+            said += ' (' + ', '.join(k.value for k in cell.classes) + ')'
+        text = f'{said}: {text}'
+    return _md(text)
+
+
+def _md_matrix(m: tables.Matrix) -> List[str]:
+    driver = m.title == 'driver'
+    heads = [m.title] + (['class'] if driver else []) + ['frame']
+    for arch in m.arches:
+        want = m.wanted[arch]
+        heads.append(f'{arch} (IP at {want})' if want is not None else f'{arch} (no facts)')
+    out = ['| ' + ' | '.join(_md(h) for h in heads) + ' |', '|---' * len(heads) + '|']
+    last = ''
+    for row in m.rows:
+        name = row[0]
+        lead = [_md(name) if name != last else '']
+        if driver:
+            lead.append(', '.join(k.value for k in m.classes(row)) or '?')
+        last = name
+        out.append('| ' + ' | '.join(lead + [_md(row[1])]
+                                     + [_md_cell(m, row, a) for a in m.arches]) + ' |')
+    return out
+
+
+def _md_measured(results: Results) -> List[str]:
+    paths, drivers = tables.paths(results), tables.drivers(results)
+    malformed = [(a, x) for a, v in results.arches.items() for x in v.malformed_frames]
+    if not paths and not drivers and not malformed:
+        return []
+    out = ['## Where the frame lands (rx_align_frame)', '',
+           'Each cell: headroom / IP header mod 4 / MAC header offset in its cache line, in '
+           'bytes (frame lengths when they differ). Under each arch, where its NET_IP_ALIGN '
+           'puts the IP header: (NET_IP_ALIGN + 14) % 4; ✗ marks a frame whose IP header '
+           'is not there.', '']
+    if paths:
+        out += ['### Receive paths', ''] + _md_matrix(paths) + ['']
+    if drivers:
+        out += ['### Drivers', '', 'Class: how the driver places the frame (ip_align, copy, '
+                'hw, none); the verdict is the drivers suite\'s (recorded: measured, not '
+                'judged).', ''] + _md_matrix(drivers) + ['']
+    if malformed:
+        out += [f'{len(malformed)} rx_align_frame: line(s) could not be read:', '']
+        out += [f'- {a}, `{x.case}`: `{x.line}` ({x.why})' for a, x in malformed]
+        out.append('')
+    return out
+
 
 def markdown(results: Results) -> str:
     arches = results.arches
     out = [f'# rx-align KUnit report: {results.meta.tree if results.runs else ""}', '']
+    if results.runs:
+        meta = results.meta
+        out += [f'run `{meta.run_id}`, head `{meta.head[:12]}`, tree hash '
+                f'`{meta.tree_hash[:12]}`, series `{meta.series[:12]}`, finished '
+                + ', '.join(dict.fromkeys(r.finished for r in results.runs)), '']
     out.append('| arch | verdict | pass | fail | known | skip | missing | build | boot+run |')
     out.append('|---|---|---|---|---|---|---|---|---|')
     for name, v in arches.items():
-        c = _counts(v)
+        c = tables.counts(v)
         s = v.seconds
         out.append(f'| {name} | {v.status.value} | {c["PASS"]} | {c["FAIL"] + c["CRASH"]} | '
                    f'{c["XFAIL"]} | {c["SKIP"]} | {c["MISSING"]} | '
                    f'{fmt_seconds(s.get("build", 0))} | {s.get("run", 0)}s |')
     out += ['', '## Policy facts (from net_rx_align_policy)', '',
-            '| arch | ' + ' | '.join(FACT_COLUMNS) + ' |', '|---' * (len(FACT_COLUMNS) + 1) + '|']
+            '| arch | ' + ' | '.join(tables.FACT_COLUMNS) + ' |',
+            '|---' * (len(tables.FACT_COLUMNS) + 1) + '|']
     for name, v in arches.items():
-        out.append(f'| {name} | ' + ' | '.join(v.facts.get(k, '?') for k in FACT_COLUMNS) + ' |')
+        out.append(f'| {name} | ' + ' | '.join(_md(v.facts.get(k, '?'))
+                                               for k in tables.FACT_COLUMNS) + ' |')
     out.append('')
+    out += _md_measured(results)
     for name, v in arches.items():
         bad = [c for c in v.cases if c.shown in ('FAIL', 'CRASH', 'XFAIL') or c.gating]
         if v.status == ArchStatus.PASSED and not bad:
             continue
-        out += [f'## {name}: {v.status.value}', '', v.cause, '']
+        out += [f'## {name}: {v.status.value}', '']
+        if v.problem or v.status != ArchStatus.FAILED:
+            out += [tables.why(v), '']   # a failed arch's cause is the list below
         for case in bad:
             tag = f' (known failure: {case.known})' if case.shown == 'XFAIL' else ''
             what = case.message or case.shown
@@ -132,79 +203,6 @@ def markdown(results: Results) -> str:
             out.append(f'- `{m}`: missing from the KTAP output')
         out.append('')
     return '\n'.join(out) + '\n'
-
-
-# ---- report.html ----
-
-_COLOURS = {'PASS': '#c8f0c8', 'FAIL': '#f4b4b4', 'CRASH': '#f4b4b4', 'XFAIL': '#f8e0a0',
-            'SKIP': '#e0e0e0', 'MISSING': '#d0b0f0'}
-
-
-def _cell(cases: List[Case], missing: bool) -> Tuple[str, str, str]:
-    """(status, text, details) of one arch x test-case cell."""
-    if missing:
-        return 'MISSING', 'missing', 'not in the KTAP output'
-    if not cases:
-        return '', '', ''
-    by: Dict[str, int] = {}
-    for c in cases:
-        by[c.shown] = by.get(c.shown, 0) + 1
-    worst = next((s for s in ('CRASH', 'FAIL', 'XFAIL', 'SKIP', 'PASS') if s in by), 'PASS')
-    text = ' '.join(f'{n} {s.lower()}' for s, n in sorted(by.items()))
-    details = '\n'.join(f'{c.name.split(".", 2)[-1]}: {c.message}'
-                        for c in cases if c.shown in ('FAIL', 'CRASH', 'XFAIL', 'SKIP'))
-    return worst, text, details
-
-
-def html_page(results: Results) -> str:
-    arches = results.arches
-    keys: List[str] = []
-    for v in arches.values():
-        for name in [c.name for c in v.cases] + v.missing:
-            if _case_key(name) not in keys:
-                keys.append(_case_key(name))
-    e = html.escape
-    rows = []
-    for key in keys:
-        cells = []
-        for v in arches.values():
-            cases = [c for c in v.cases if _case_key(c.name) == key]
-            missing = any(m == key or m == key.split('.')[0] for m in v.missing)
-            status, text, details = _cell(cases, missing)
-            body = e(text)
-            if details:
-                body = f'<details><summary>{e(text)}</summary><pre>{e(details)}</pre></details>'
-            style = f' style="background:{_COLOURS[status]}"' if status else ''
-            cells.append(f'<td{style} title="{e(details[:500])}">{body}</td>')
-        rows.append(f'<tr><th>{e(key)}</th>{"".join(cells)}</tr>')
-    head = ''.join(f'<th>{e(a)}</th>' for a in arches)
-    verdicts = ''.join(
-        f'<td style="background:{_COLOURS["PASS" if v.exit == Exit.OK else "FAIL"]}" '
-        f'title="{e(v.cause)}">{e(v.status.value)}</td>' for v in arches.values())
-    facts = ''.join(
-        f'<tr><th>{e(k)}</th>' + ''.join(f'<td>{e(v.facts.get(k, "?"))}</td>'
-                                         for v in arches.values()) + '</tr>'
-        for k in FACT_COLUMNS)
-    causes = ''.join(f'<li><b>{e(a)}</b>: {e(v.cause)}</li>' for a, v in arches.items())
-    title = e(f'rx-align KUnit report: {results.meta.tree if results.runs else ""}')
-    return f'''<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
-<style>
-body {{ font-family: sans-serif; margin: 1em; }}
-table {{ border-collapse: collapse; margin-bottom: 1.5em; }}
-th, td {{ border: 1px solid #999; padding: 2px 6px; text-align: left; vertical-align: top; }}
-pre {{ margin: 0; font-size: 85%; white-space: pre-wrap; }}
-</style></head><body>
-<h1>{title}</h1>
-<ul>{causes}</ul>
-<h2>Verdicts</h2>
-<table><tr><th>arch</th>{head}</tr><tr><th>verdict</th>{verdicts}</tr></table>
-<h2>Policy facts</h2>
-<table><tr><th>fact</th>{head}</tr>{facts}</table>
-<h2>Test cases</h2>
-<table><tr><th>suite.case</th>{head}</tr>{"".join(rows)}</table>
-</body></html>
-'''
 
 
 # ---- junit.xml ----
@@ -226,7 +224,7 @@ def junit(results: Results) -> str:
 
         for c in v.cases:
             parts = c.name.split('.', 2)
-            tc = ET.SubElement(suite(parts[0]), 'testcase', classname=f'{arch}.{_case_key(c.name)}',
+            tc = ET.SubElement(suite(parts[0]), 'testcase', classname=f'{arch}.{tables.case_key(c.name)}',
                                name=parts[-1], time='0')
             log = '\n'.join(c.log)
             if c.shown in ('FAIL', 'XFAIL'):
@@ -338,13 +336,43 @@ def kcidb(results: Results) -> Dict[str, Any]:
     return data
 
 
-def write_all(out_dir: Path, results: Results, with_results: bool = True) -> None:
-    """Every report file; results.json too unless `with_results` is False."""
+def log_links(results: Results, page_dir: Path,
+              homes: Optional[Mapping[str, Path]] = None) -> Dict[str, Dict[str, str]]:
+    """Each arch's build and KTAP logs as links relative to the page.
+
+    An arch's logs are `<arch>/build.log` and `<arch>/ktap.log` in the results
+    directory it came from (`homes`; by default the page's own); a log that is
+    not there is not linked.
+    """
+    links: Dict[str, Dict[str, str]] = {}
+    for arch, v in results.arches.items():
+        home = (homes or {}).get(arch, page_dir)
+        found: Dict[str, str] = {}
+        for key in ('build', 'ktap'):
+            if key in v.logs:
+                name = Path(v.logs[key]).name
+                target = home / arch / name
+                if target.is_file():
+                    found[name] = urllib.parse.quote(
+                        Path(os.path.relpath(target, page_dir)).as_posix())
+        links[arch] = found
+    return links
+
+
+def write_all(out_dir: Path, results: Results, with_results: bool = True,
+              homes: Optional[Mapping[str, Path]] = None) -> None:
+    """Every report file; results.json too unless `with_results` is False.
+
+    `homes` names the results directory each arch's logs are in, when that
+    is not `out_dir` (a merge); the directory written is `out_dir` or a
+    sibling renamed onto it, so the links are relative to either.
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
     if with_results:
         atomic_write(out_dir / 'results.json', json.dumps(results.to_json(), indent=1) + '\n')
     atomic_write(out_dir / 'report.md', markdown(results))
-    atomic_write(out_dir / 'report.html', html_page(results))
+    atomic_write(out_dir / 'report.html',
+                 report_html.page(results, log_links(results, out_dir, homes)))
     atomic_write(out_dir / 'junit.xml', junit(results))
     atomic_write(out_dir / 'kcidb.json', json.dumps(kcidb(results), indent=1) + '\n')
 
@@ -352,7 +380,7 @@ def write_all(out_dir: Path, results: Results, with_results: bool = True) -> Non
 def terminal_table(results: Results) -> str:
     rows = [('arch', 'verdict', 'pass', 'fail', 'skip', 'missing', 'build', 'run')]
     for arch, v in results.arches.items():
-        c = _counts(v)
+        c = tables.counts(v)
         s = v.seconds
         rows.append((arch, v.status.value, str(c['PASS']), str(c['FAIL'] + c['CRASH']),
                      str(c['SKIP']), str(c['MISSING']), fmt_seconds(s.get('build', 0)),

@@ -76,7 +76,9 @@ def run(args: argparse.Namespace) -> int:
     out = outdir.check(args.out, '--out') if args.out else None
     declared = expected_suites(TESTS_DIR)
     rules = known_failures.from_option(args.expected, declared)
-    merged = report.merge(_load(args.dirs), args.run_id, required)
+    parts = _load(args.dirs)
+    merged = report.merge(parts, args.run_id, required)
+    homes = {arch: d for d, part in parts for arch in part.arches}   # where its logs are
     for v in merged.arches.values():
         # a declared case the stored results do not have is missing, whatever they say
         if v.cases and not v.problem:
@@ -84,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
             v.missing += [m for m in lost if m not in v.missing]
         known_failures.apply(v, rules)
     if out:
-        outdir.write(out, lambda d: report.write_all(d, merged))
+        outdir.write(out, lambda d: report.write_all(d, merged, homes=homes))
         where = out
     else:
         # in place: the reports again, never the results they come from

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 from .exitcodes import Exit
 
@@ -99,6 +99,158 @@ class Case:
                    log=[str(x) for x in log] if isinstance(log, list) else [], known=known)
 
 
+class DriverClass(str, enum.Enum):
+    """How a driver of the drivers suite places a received frame (`class=`)."""
+    IP_ALIGN = 'ip_align'       # reserves NET_IP_ALIGN before the device writes the frame
+    COPY = 'copy'               # the CPU copies the frame into a new skb
+    HW = 'hw'                   # the device decides where the frame lands
+    NONE = 'none'               # no pad of its own
+
+
+class FrameVerdict(str, enum.Enum):
+    """What the drivers suite concluded of one frame (`verdict=`)."""
+    PASS = 'pass'
+    FAIL = 'fail'
+    RECORDED = 'recorded'       # measured and shown, not judged
+
+
+FRAME_PREFIX = 'rx_align_frame: '
+# The keys of an rx_align_frame: line, by kind; any other key is kept as extra.
+_FRAME_TEXT = {'path': 'path', 'frame': 'frame', 'driver': 'driver'}
+_FRAME_INT = {'len': 'length', 'headroom': 'headroom', 'mac_line_off': 'mac_line_off',
+              'nh_mod4': 'nh_mod4'}
+_FRAME_FLAG = {'head_frag': 'head_frag', 'pp_recycle': 'pp_recycle'}
+_FRAME_ENUM: Dict[str, Tuple[str, Any]] = {'class': ('driver_class', DriverClass),
+                                           'verdict': ('verdict', FrameVerdict)}
+
+
+def _frame_int(key: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, str)) or \
+            (isinstance(value, str) and not (value.isascii() and value.isdigit())):
+        raise ValueError(f'{key}={value!r} is not a number of bytes')
+    n = int(value)
+    if key == 'nh_mod4' and n > 3:
+        raise ValueError(f'nh_mod4={n} is no remainder of a division by 4')
+    return n
+
+
+def _frame_flag(key: str, value: Any) -> bool:
+    if value in ('0', '1') or (isinstance(value, int) and value in (0, 1)):
+        return bool(int(value))
+    raise ValueError(f'{key}={value!r} is not 0 or 1')
+
+
+@dataclasses.dataclass
+class Frame:
+    """One `rx_align_frame:` line: where one receive path put one frame.
+
+    `case` is the case that printed it (suite.case[.param]); for a case that
+    never finished (the one a crash hit) it is the case that was running.
+    A key the line did not have is None (or ''), never a guess.
+    """
+    case: str
+    path: str = ''                          # the receive path (or the driver's own)
+    frame: str = ''                         # ipv4, ipv6, vlan_ipv4, ...
+    length: Optional[int] = None            # `len`: the frame's length
+    headroom: Optional[int] = None          # skb_headroom() when the frame was there
+    mac_line_off: Optional[int] = None      # the MAC header's offset in its cache line
+    nh_mod4: Optional[int] = None           # the IP header's address mod 4
+    head_frag: Optional[bool] = None
+    pp_recycle: Optional[bool] = None
+    driver: str = ''                        # the drivers suite: a real NIC driver
+    driver_class: Optional[DriverClass] = None   # `class`
+    verdict: Optional[FrameVerdict] = None
+    extra: Dict[str, str] = dataclasses.field(default_factory=dict)   # keys we do not know
+
+    @classmethod
+    def from_fields(cls, case: str, fields: Mapping[str, Any]) -> 'Frame':
+        """The line's key=value pairs (strings, or JSON's numbers) -> a Frame;
+        ValueError says what is wrong with them."""
+        f = cls(case=case)
+        for key, value in fields.items():
+            if key in _FRAME_TEXT:
+                if not isinstance(value, str) or not value:
+                    raise ValueError(f'{key}={value!r} is not a name')
+                setattr(f, _FRAME_TEXT[key], value)
+            elif key in _FRAME_INT:
+                setattr(f, _FRAME_INT[key], _frame_int(key, value))
+            elif key in _FRAME_FLAG:
+                setattr(f, _FRAME_FLAG[key], _frame_flag(key, value))
+            elif key in _FRAME_ENUM:
+                attr, kind = _FRAME_ENUM[key]
+                try:
+                    setattr(f, attr, kind(value))
+                except ValueError:
+                    known = '|'.join(k.value for k in kind)
+                    raise ValueError(f'{key}={value!r} is not one of {known}') from None
+            elif key == 'extra' and isinstance(value, dict):
+                f.extra.update({str(k): str(x) for k, x in value.items()})
+            else:
+                f.extra[str(key)] = str(value)
+        return f
+
+    def fields(self) -> Dict[str, Any]:
+        """The keys the line had, by the line's names, typed (the inverse of from_fields)."""
+        d: Dict[str, Any] = {}
+        for key, attr in {**_FRAME_TEXT, **_FRAME_INT, **_FRAME_FLAG}.items():
+            value = getattr(self, attr)
+            if value not in ('', None):
+                d[key] = int(value) if isinstance(value, bool) else value
+        for key, (attr, _) in _FRAME_ENUM.items():
+            value = getattr(self, attr)
+            if value is not None:
+                d[key] = value.value
+        return d
+
+    def to_json(self) -> Dict[str, Any]:
+        d: Dict[str, Any] = {'case': self.case, **self.fields()}
+        if self.extra:
+            d['extra'] = dict(self.extra)
+        return d
+
+    @classmethod
+    def from_json(cls, data: Any, where: str) -> 'Frame':
+        d = _fields(data, where, ('case',))
+        try:
+            return cls.from_fields(str(d['case']), {k: x for k, x in d.items() if k != 'case'})
+        except ValueError as e:
+            raise ValueError(f'{where}: frame of {d["case"]}: {e}') from None
+
+
+@dataclasses.dataclass(frozen=True)
+class MalformedFrame:
+    """An `rx_align_frame:` line that could not be read: kept, counted, never a crash."""
+    case: str
+    line: str
+    why: str
+
+    def to_json(self) -> Dict[str, str]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Any, where: str) -> 'MalformedFrame':
+        d = _fields(data, where, ('line',))
+        return cls(case=str(d.get('case', '')), line=str(d['line']), why=str(d.get('why', '')))
+
+
+def parse_frame(case: str, text: str) -> Union[Frame, MalformedFrame]:
+    """What follows `rx_align_frame: ` on a console line -> a Frame, or why not."""
+    fields: Dict[str, str] = {}
+    try:
+        for token in text.split():
+            key, sep, value = token.partition('=')
+            if not sep or not key:
+                raise ValueError(f'{token!r} is no key=value')
+            if key in fields:
+                raise ValueError(f'{key} given twice')
+            fields[key] = value
+        if not fields:
+            raise ValueError('no key=value at all')
+        return Frame.from_fields(case, fields)
+    except ValueError as e:
+        return MalformedFrame(case=case, line=(FRAME_PREFIX + text).strip(), why=str(e))
+
+
 @dataclasses.dataclass(frozen=True)
 class Problem:
     """Why an arch has no complete results: the run failed before the cases could."""
@@ -116,6 +268,8 @@ class Verdict:
     logs: Dict[str, str] = dataclasses.field(default_factory=dict)
     problem: Optional[Problem] = None
     known: str = ''             # an `ARCH: *` rule covers this arch's missing results
+    frames: List[Frame] = dataclasses.field(default_factory=list)     # rx_align_frame: lines
+    malformed_frames: List[MalformedFrame] = dataclasses.field(default_factory=list)
 
     @property
     def status(self) -> ArchStatus:
@@ -132,6 +286,10 @@ class Verdict:
     def count(self, shown: str) -> int:
         return sum(1 for c in self.cases if c.shown == shown)
 
+    def frames_of(self, case: str) -> List[Frame]:
+        """The frames one case printed."""
+        return [f for f in self.frames if f.case == case]
+
     def to_json(self) -> Dict[str, Any]:
         status, cause = decide(self)
         return {'arch': self.arch, 'status': status.value, 'cause': cause,
@@ -139,7 +297,9 @@ class Verdict:
                 'facts': self.facts, 'seconds': self.seconds, 'logs': self.logs,
                 'problem': ({'status': self.problem.status.value, 'cause': self.problem.cause}
                             if self.problem else None),
-                'known': self.known}
+                'known': self.known,
+                'frames': [f.to_json() for f in self.frames],
+                'frames_malformed': [m.to_json() for m in self.malformed_frames]}
 
     @classmethod
     def from_json(cls, data: Any, where: str) -> 'Verdict':
@@ -156,6 +316,12 @@ class Verdict:
                 seconds={str(k): float(x) for k, x in dict(d.get('seconds', {})).items()},
                 logs={str(k): str(x) for k, x in dict(d.get('logs', {})).items()},
                 known=str(d.get('known', '')))
+        frames, malformed = d.get('frames', []), d.get('frames_malformed', [])
+        if not isinstance(frames, list) or not isinstance(malformed, list):
+            raise ValueError(f'{where}: frames or frames_malformed is not a list')
+        v.frames = [Frame.from_json(f, f'{where}: frames') for f in frames]
+        v.malformed_frames = [MalformedFrame.from_json(m, f'{where}: frames_malformed')
+                              for m in malformed]
         problem = d.get('problem')
         if isinstance(problem, dict):
             status = _enum(ArchStatus, problem.get('status'), f'{where}: problem')

@@ -1,9 +1,10 @@
 """Judge one arch: kunit.py's phases and the console log -> one Verdict.
 
 kunit_parser gives the cases; console.read() gives, in one walk over the
-same lines, what the parser drops (skip reasons, facts, splats, crashes,
-the kmemleak scan); judge() says what kept the results from being complete,
-and results.decide() judges the cases (see judge() for the rules).
+same lines, what the parser drops (skip reasons, facts, measured frames,
+splats, crashes, the kmemleak scan); judge() says what kept the results
+from being complete, and results.decide() judges the cases (see judge()
+for the rules).
 """
 
 from __future__ import annotations
@@ -137,6 +138,7 @@ def judge(run: ArchRun, expected: Dict[str, List[str]], parser: ModuleType,
     ktap_file = str(run.ktap_log or f'the {run.arch} results directory')
     con = console.read(raw)
     v.facts = con.facts
+    v.frames, v.malformed_frames = con.frames, con.malformed_frames
     root = parser.parse_run_tests(raw)
     parsed = root.status != parser.TestStatus.FAILURE_TO_PARSE_TESTS
     if parsed:

@@ -13,7 +13,7 @@ import atexit
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Tuple
 
 FIXTURES = Path(__file__).resolve().parent / 'fixtures'
 
@@ -192,12 +192,144 @@ def kmemleak_unavailable() -> Lines:
     return lines[:at(lines, 'reboot: machine restart')]
 
 
+# ---- measured frames: rx_align_frame: lines, as the suites print them ----
+
+IPHDR = ('rx_ipv4_header', 'rx_ipv6_header', 'rx_vlan_ipv4_header')
+FRAME_OF = {'rx_ipv4_header': 'ipv4', 'rx_ipv6_header': 'ipv6',
+            'rx_vlan_ipv4_header': 'vlan_ipv4'}
+# The iphdr parameters (path, result number) that get a frame line here.
+IPHDR_PATHS = (('dev_alloc_skb', 1), ('napi_alloc_skb', 8), ('page_pool_frag', 13))
+
+
+def frame_line(case: str, text: str) -> str:
+    """What kunit_info(test, "rx_align_frame: ...") prints inside a parameterised case."""
+    return f'    # {case}: rx_align_frame: {text}'
+
+
+def with_facts(lines: Lines, facts: str) -> Lines:
+    """The policy suite's facts line, as another arch prints it."""
+    return replace(lines, next(ln for ln in lines if 'rx_align_facts:' in ln).strip(),
+                   [f'    # rx_policy_table: rx_align_facts: {facts}'])
+
+
+def with_iphdr_frames(lines: Lines, offsets: Callable[[str, str], str]) -> Lines:
+    """A frame line before each chosen iphdr parameter's result;
+    offsets(path, frame) gives its `headroom=.. mac_line_off=.. nh_mod4=..` part."""
+    for nth, case in enumerate(IPHDR, 1):
+        frame = FRAME_OF[case]
+        for path, n in IPHDR_PATHS:
+            lines = insert_before(lines, f'ok {n} {path}', [frame_line(
+                case, f'path={path} frame={frame} len=60 {offsets(path, frame)}')], nth)
+    return lines
+
+
+def with_drivers(lines: Lines, frames: List[Tuple[str, str]], failed: str = '') -> Lines:
+    """A drivers suite after the others: one parameter per (name, fields) frame;
+    the one named `failed` fails."""
+    suite = ['    KTAP version 1', '    # Subtest: net_rx_align_drivers',
+             '    # module: rx_align_drivers_kunit', '    1..1',
+             '        KTAP version 1', '        # Subtest: rx_driver_frames']
+    for i, (name, fields) in enumerate(frames, 1):
+        suite.append(frame_line('rx_driver_frames', fields))
+        if name == failed:
+            suite += ['    # rx_driver_frames: EXPECTATION FAILED at '
+                      'net/core/tests/rx_align_drivers_kunit.c:212',
+                      '    Expected nh % 4 == rx_nh_want(), but',
+                      '        nh % 4 == 2 (0x2)', '        rx_nh_want() == 0 (0x0)',
+                      f'{name}: IP header 2 past a 4-byte boundary, NET_IP_ALIGN 2 '
+                      'puts it 0 past',
+                      f'        not ok {i} {name}']
+        else:
+            suite.append(f'        ok {i} {name}')
+    bad = 'not ok' if failed else 'ok'
+    suite += [f'    {bad} 1 rx_driver_frames', f'{bad} 4 net_rx_align_drivers']
+    lines = replace(lines, '1..3', ['1..4'])
+    end = next(i for i, ln in enumerate(lines) if ln.endswith('ok 3 net_rx_align_iphdr')) + 1
+    return lines[:end] + suite + lines[end:]
+
+
+def _x86_offsets(path: str, frame: str) -> str:
+    # x86_64: NET_SKB_PAD 64, NET_IP_ALIGN 0; skb_vlan_untag() moves the MAC header 4 on
+    headroom = {'page_pool_frag': 256}.get(path, 64) + (4 if frame == 'vlan_ipv4' else 0)
+    return (f'headroom={headroom} mac_line_off={headroom % 64} nh_mod4=2 '
+            f'head_frag={int(path != "dev_alloc_skb")} pp_recycle={int(path == "page_pool_frag")}')
+
+
+def frames_pass() -> Lines:
+    """x86_64 with frame lines: every iphdr path's IP header at 2 mod 4 (NET_IP_ALIGN 0),
+    three drivers, and the lines a reader must survive: an unknown key, a missing
+    key, and one malformed line."""
+    lines = with_iphdr_frames(pass_log(), _x86_offsets)
+    lines = insert_before(lines, 'ok 9 build_skb', [
+        frame_line('rx_ipv4_header', 'path=build_skb frame=ipv4 len=60 headroom=64 cpu=0'),
+        frame_line('rx_ipv4_header', 'path=build_skb frame=ipv4 len=sixty headroom=64')])
+    return with_drivers(lines, [
+        ('e1000 ipv4', 'driver=e1000 path=e1000 frame=ipv4 len=60 class=ip_align headroom=64 '
+         'mac_line_off=0 nh_mod4=2 head_frag=1 pp_recycle=0 verdict=pass'),
+        ('virtio_net ipv4', 'driver=virtio_net path=virtio_net frame=ipv4 len=60 class=hw '
+         'headroom=256 mac_line_off=0 nh_mod4=2 head_frag=1 pp_recycle=1 verdict=recorded'),
+        ('tulip ipv4', 'driver=tulip path=tulip frame=ipv4 len=60 class=ip_align headroom=64 '
+         'mac_line_off=0 nh_mod4=2 head_frag=0 pp_recycle=0 verdict=pass')])
+
+
+POWERPC32_FACTS = ('arch=powerpc32 policy=generic net_ip_align=2 net_skb_pad=32 '
+                   'l1_cache_bytes=32 smp_cache_bytes=32 page_size=4096 efficient_unaligned=0 '
+                   'dma_cache_align=32 bits=32 endian=big')
+POWERPC_FACTS = ('arch=powerpc policy=ppc64 net_ip_align=0 net_skb_pad=128 '
+                 'l1_cache_bytes=128 smp_cache_bytes=128 page_size=65536 efficient_unaligned=1 '
+                 'dma_cache_align=128 bits=64 endian=big')
+
+
+def _ppc32_offsets(path: str, frame: str) -> str:
+    # NET_SKB_PAD 32, NET_IP_ALIGN 2: the IP header at 0 mod 4, except where a
+    # copy reserved XDP_PACKET_HEADROOM alone (the bug the suite found)
+    if path == 'page_pool_frag' and frame == 'ipv4':
+        return 'headroom=256 mac_line_off=0 nh_mod4=2 head_frag=1 pp_recycle=1'
+    headroom = {'page_pool_frag': 258}.get(path, 34) + (4 if frame == 'vlan_ipv4' else 0)
+    return (f'headroom={headroom} mac_line_off={headroom % 32} nh_mod4=0 '
+            f'head_frag={int(path != "dev_alloc_skb")} pp_recycle={int(path == "page_pool_frag")}')
+
+
+IPHDR_FAILURE = [
+    '    # rx_ipv4_header: EXPECTATION FAILED at net/core/tests/rx_align.h:149',
+    '    Expected addr % 4 == rx_nh_want(), but',
+    '        addr % 4 == 2 (0x2)',
+    '        rx_nh_want() == 0 (0x0)',
+    "arch powerpc32, page_pool_frag, ipv4: IP header at page offset 270 is 2 past a 4-byte "
+    "boundary, the arch's NET_IP_ALIGN 2 puts it 0 past"]
+
+
+def frames_fail() -> Lines:
+    """powerpc32's facts and frames (NET_IP_ALIGN 2): the ipv4 frame of
+    page_pool_frag lands 2 off and its case fails; so does tulip's frame, and
+    virtio_net's (class hw) is off but only recorded."""
+    lines = with_iphdr_frames(with_facts(pass_log(), POWERPC32_FACTS), _ppc32_offsets)
+    lines = replace(lines, 'ok 13 page_pool_frag',
+                    IPHDR_FAILURE + ['        not ok 13 page_pool_frag'])
+    lines = replace(lines, 'ok 1 rx_ipv4_header', ['    not ok 1 rx_ipv4_header'])
+    lines = replace(lines, 'ok 3 net_rx_align_iphdr', ['not ok 3 net_rx_align_iphdr'])
+    return with_drivers(lines, [
+        ('e1000 ipv4', 'driver=e1000 path=e1000 frame=ipv4 len=60 class=ip_align headroom=66 '
+         'mac_line_off=2 nh_mod4=0 head_frag=1 pp_recycle=0 verdict=pass'),
+        ('virtio_net ipv4', 'driver=virtio_net path=virtio_net frame=ipv4 len=60 class=hw '
+         'headroom=256 mac_line_off=0 nh_mod4=2 head_frag=1 pp_recycle=1 verdict=recorded'),
+        ('tulip ipv4', 'driver=tulip path=tulip frame=ipv4 len=60 class=ip_align headroom=32 '
+         'mac_line_off=0 nh_mod4=2 head_frag=0 pp_recycle=0 verdict=fail')],
+        failed='tulip ipv4')
+
+
+def frames_panic() -> Lines:
+    """powerpc's facts, then the oops of panic_mid_suite: no frame was measured."""
+    return with_facts(panic_mid_suite(), POWERPC_FACTS)
+
+
 FAULTS: Dict[str, Callable[[], Lines]] = {
     'pass': pass_log, 'fail': fail, 'fail_first_param': fail_first_param, 'skip': skip,
     'skip_noreason': skip_noreason, 'truncated': truncated, 'panic_mid_suite': panic_mid_suite,
     'missing_suite': missing_suite, 'no_ktap': no_ktap, 'warn_in_case': warn_in_case,
     'warn_at_boot': warn_at_boot, 'kmemleak_clean': kmemleak_clean,
     'kmemleak_unavailable': kmemleak_unavailable,
+    'frames_pass': frames_pass, 'frames_fail': frames_fail, 'frames_panic': frames_panic,
     'kmemleak_leak': lambda: (FIXTURES / 'kmemleak_leak.ktap').read_text().splitlines(),
 }
 

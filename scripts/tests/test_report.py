@@ -17,7 +17,7 @@ from rxalign import known_failures, report, report_main
 from rxalign.exitcodes import Exit
 from rxalign.declared import expected_suites
 from rxalign.kunit_driver import ArchRun
-from rxalign.results import Results, RunMeta, Verdict
+from rxalign.results import Frame, Results, RunMeta, Verdict
 from rxalign.verdict import judge
 
 import faults
@@ -66,7 +66,7 @@ def test_the_files_agree(parser: ModuleType, tmp_path: Path) -> None:
     assert all(t['path'].startswith('kunit.net_rx_align_') for t in kcidb['tests'])
     page = (d / 'report.html').read_text()
     assert '<script' not in page and 'http' not in page.split('<body>')[1]
-    assert 'headroom 66' in page and 'net_skb_pad' in page
+    assert 'headroom 66' in page and 'NET_SKB_PAD' in page
 
 
 @pytest.mark.skipif(not shutil.which('xmllint'), reason='xmllint (libxml2-utils) not installed')
@@ -344,3 +344,61 @@ def test_an_arch_the_run_was_asked_for_cannot_vanish(parser: ModuleType,
     d = results_dir(parser, tmp_path, 'r', {'x86_64': 'pass', 'powerpc32': 'fail'})
     edit_results(d, lambda r: r['arches'].pop('powerpc32'))
     assert report_main.main(['--out', str(tmp_path / 'out'), str(d)]) == Exit.INFRA
+
+
+# ---- issue 14: measured offsets (rx_align_frame: lines) ----
+
+FRAME_RUNS = {'x86_64': 'frames_pass', 'powerpc32': 'frames_fail', 'powerpc': 'frames_panic'}
+
+
+def test_the_offset_tables_in_report_md(parser: ModuleType, tmp_path: Path) -> None:
+    d = results_dir(parser, tmp_path, 'r', FRAME_RUNS)
+    md = (d / 'report.md').read_text()
+    assert '| path | frame | x86_64 (IP at 2) | powerpc32 (IP at 0) | powerpc (IP at 2) |' in md
+    assert '| page_pool_frag | ipv4 | 256 / 2 / 0 | ✗ 256 / 2 / 0 | — |' in md
+    assert '|  | vlan_ipv4 | 68 / 2 / 4 | 38 / 0 / 6 | — |' in md
+    assert '| build_skb | ipv4 | 64 / ? / ? | — | — |' in md
+    assert '| tulip | ip_align | ipv4 | pass: 64 / 2 / 0 | **fail**: ✗ 32 / 2 / 0 | — |' in md
+    assert '| virtio_net | hw | ipv4 | recorded: 256 / 2 / 0 | recorded: ✗ 256 / 2 / 0 | — |' in md
+    assert '1 rx_align_frame: line(s) could not be read' in md
+    data = json.loads((d / 'results.json').read_text())
+    assert len(data['arches']['powerpc32']['frames']) == 12
+    assert data['arches']['powerpc']['frames'] == []
+
+
+def test_no_offset_tables_without_frame_lines(parser: ModuleType, tmp_path: Path) -> None:
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': 'pass', 'powerpc32': 'fail'})
+    assert 'Where the frame lands' not in (d / 'report.md').read_text()
+
+
+def test_report_md_names_each_arch_once(parser: ModuleType, tmp_path: Path) -> None:
+    """The cause under `## powerpc: infra` began with `powerpc: ` again, and a
+    failed arch's cause listed the cases its list then listed."""
+    d = results_dir(parser, tmp_path, 'r', FRAME_RUNS)
+    md = (d / 'report.md').read_text()
+    assert 'x86_64: x86_64' not in md and 'powerpc: powerpc' not in md
+    assert 'powerpc32: 2 failed' not in md
+    assert md.count('net_rx_align_iphdr.rx_ipv4_header.page_pool_frag') == 1
+    assert '## powerpc: infra\n\nkernel crash in net_rx_align_alloc.rx_napi_alloc' in md
+
+
+def test_frame_lengths_show_where_the_offsets_differ() -> None:
+    v = Verdict(arch='x86_64', facts={'net_ip_align': '0'}, frames=[
+        Frame(case='s.c', path='netdev_alloc_skb', frame='ipv4', length=n, headroom=h,
+              nh_mod4=(h + 14) % 4, mac_line_off=h % 64)
+        for n, h in ((60, 64), (1500, 64), (9000, 66), (64, 64))])
+    meta = RunMeta(tree='t', head='', tree_hash='', series='', run_id='r', arches=('x86_64',),
+                   finished='')
+    md = report.markdown(Results(runs=[meta], arches={'x86_64': v}))
+    assert '| netdev_alloc_skb | ipv4 | 64 / 2 / 0 (len 60, 64, 1500); ✗ 66 / 0 / 2 (len 9000) |' \
+        in md
+
+
+def test_a_pipe_from_a_log_keeps_the_markdown_table() -> None:
+    v = Verdict(arch='x86_64', facts={'net_ip_align': '2'},
+                frames=[Frame(case='s.c', path='a|b', frame='ipv4', headroom=34, nh_mod4=0,
+                              mac_line_off=2)])
+    meta = RunMeta(tree='t', head='', tree_hash='', series='', run_id='r', arches=('x86_64',),
+                   finished='')
+    md = report.markdown(Results(runs=[meta], arches={'x86_64': v}))
+    assert '| a\\|b | ipv4 | 34 / 0 / 2 |' in md
