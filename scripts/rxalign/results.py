@@ -270,6 +270,8 @@ class Verdict:
     known: str = ''             # an `ARCH: *` rule covers this arch's missing results
     frames: List[Frame] = dataclasses.field(default_factory=list)     # rx_align_frame: lines
     malformed_frames: List[MalformedFrame] = dataclasses.field(default_factory=list)
+    # suite -> cases this arch's kernel had to run (its .config decides: --drivers)
+    declared: Dict[str, List[str]] = dataclasses.field(default_factory=dict)
 
     @property
     def status(self) -> ArchStatus:
@@ -299,7 +301,8 @@ class Verdict:
                             if self.problem else None),
                 'known': self.known,
                 'frames': [f.to_json() for f in self.frames],
-                'frames_malformed': [m.to_json() for m in self.malformed_frames]}
+                'frames_malformed': [m.to_json() for m in self.malformed_frames],
+                'declared': self.declared}
 
     @classmethod
     def from_json(cls, data: Any, where: str) -> 'Verdict':
@@ -319,6 +322,11 @@ class Verdict:
         frames, malformed = d.get('frames', []), d.get('frames_malformed', [])
         if not isinstance(frames, list) or not isinstance(malformed, list):
             raise ValueError(f'{where}: frames or frames_malformed is not a list')
+        declared = d.get('declared', {})
+        if not isinstance(declared, dict) or not all(isinstance(c, list)
+                                                     for c in declared.values()):
+            raise ValueError(f'{where}: declared is not an object of suite -> cases')
+        v.declared = {str(k): [str(c) for c in cases] for k, cases in declared.items()}
         v.frames = [Frame.from_json(f, f'{where}: frames') for f in frames]
         v.malformed_frames = [MalformedFrame.from_json(m, f'{where}: frames_malformed')
                               for m in malformed]

@@ -402,3 +402,18 @@ def test_a_pipe_from_a_log_keeps_the_markdown_table() -> None:
                    finished='')
     md = report.markdown(Results(runs=[meta], arches={'x86_64': v}))
     assert '| a\\|b | ipv4 | 34 / 0 / 2 |' in md
+
+
+def test_report_recomputes_against_what_that_kernel_declared(parser: ModuleType,
+                                                             tmp_path: Path) -> None:
+    """A --drivers run builds only the drivers suite: scripts/report must judge it
+    against the suites that kernel had, which the run stored, not this checkout's."""
+    d = results_dir(parser, tmp_path, 'one', {'x86_64': 'pass'})
+    data = json.loads((d / 'results.json').read_text())
+    assert data['arches']['x86_64']['declared'], 'the run stores what it judged against'
+    data['arches']['x86_64']['declared'] = {'net_rx_align_policy': ['rx_policy_table']}
+    (d / 'results.json').write_text(json.dumps(data))
+    assert report_main.main(['--out', str(tmp_path / 'out'), str(d)]) == Exit.OK
+    data['arches']['x86_64']['declared'] = {'net_rx_align_drivers': ['rx_drivers_bound']}
+    (d / 'results.json').write_text(json.dumps(data))
+    assert report_main.main(['--out', str(tmp_path / 'out2'), str(d)]) == Exit.INFRA
