@@ -75,8 +75,9 @@ static const struct rx_driver rx_drivers[] = {
 	{ "tulip", RX_RECORD, 100, RX_PAD2,
 	  "copybreak 100 behind a literal 2, above it no reserve" },
 #endif
-	{ "sungem", RX_RECORD, 256, RX_PAD2,
-	  "the chip writes RX_OFFSET (2) into the buffer; copybreak behind a literal 2" },
+	/* sungem registers its driver as "gem" */
+	{ "gem", RX_RECORD, 256, RX_PAD2,
+	  "the chip skips RX_OFFSET (2) of a buffer with no other headroom; copybreak behind a literal 2" },
 	{ "ibmveth", RX_RECORD, 0, RX_RECORD,
 	  "the hypervisor writes into pool buffers without a reserve" },
 	{ "macsonic", RX_RECORD, 0, RX_RECORD,

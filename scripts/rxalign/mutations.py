@@ -33,7 +33,7 @@ class Mutation:
     arch: str                           # where it bites
     assertion: str                      # the assertion class it proves
     catches: Tuple[Tuple[str, str], ...]  # (case-name prefix, what its message says)
-    debug: bool = False                 # needs run-kunit --debug to be seen
+    profile: str = ''                   # run-kunit --<profile> that sees it: debug, drivers
 
 
 MUTATIONS: Tuple[Mutation, ...] = (
@@ -97,11 +97,14 @@ MUTATIONS: Tuple[Mutation, ...] = (
     Mutation('netdev-frag-irq-unaligned', 'x86_64', 'the netdev_alloc_cache branch (IRQs off)',
              (('net_rx_align_frag.rx_frag_align.netdev_alloc_frag_align_irqs_off',
                'plain fragment'),)),
+    Mutation('8139cp-hardcoded-2', 'x86_64', 'a real driver: a DMA buffer padded with a literal 2',
+             (('net_rx_align_drivers.rx_driver_frames_case.8139cp', 'IP header'),),
+             profile='drivers'),
     Mutation('napi-alloc-sleeps', 'x86_64', 'the debug profile: sleeping in BH',
              (('net_rx_align_alloc.rx_napi_alloc.napi_alloc_skb',
-               'BUG: sleeping function called from invalid context'),), debug=True),
+               'BUG: sleeping function called from invalid context'),), profile='debug'),
     Mutation('skb-head-leak', 'x86_64', 'the debug profile: a leak (kmemleak after the suites)',
-             (('kmemleak.after_suites', 'leaked by this module'),), debug=True),
+             (('kmemleak.after_suites', 'leaked by this module'),), profile='debug'),
 )
 
 
@@ -115,10 +118,10 @@ class Outcome:
 
 
 def _run_kunit(arches: str, out: Path, patch: Optional[Path],
-               debug: bool = False) -> Tuple[int, Optional[Results], str]:
+               profile: str = '') -> Tuple[int, Optional[Results], str]:
     cmd = [str(HERE / 'run-kunit'), '--arch', arches, '--out', str(out)]
-    if debug:
-        cmd.append('--debug')
+    if profile:
+        cmd.append(f'--{profile}')
     if patch:
         cmd += ['--patches', str(patch)]
     proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
@@ -166,12 +169,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f'mutation-test: error: no mutation named {args.only}', file=sys.stderr)
         return int(Exit.USAGE)
     out = args.out or Path(tempfile.mkdtemp(prefix='rx-align-mutations-'))
-    for debug in sorted({m.debug for m in chosen}):
-        arches = ','.join(dict.fromkeys(m.arch for m in chosen if m.debug == debug))
-        what = f'{arches}{" --debug" if debug else ""}'
+    for profile in sorted({m.profile for m in chosen}):
+        arches = ','.join(dict.fromkeys(m.arch for m in chosen if m.profile == profile))
+        what = f'{arches}{f" --{profile}" if profile else ""}'
         print(f'baseline: the unmutated tree on {what}', flush=True)
-        status, _, _ = _run_kunit(arches, out / f'baseline{"-debug" if debug else ""}', None,
-                                  debug)
+        status, _, _ = _run_kunit(arches, out / f'baseline{f"-{profile}" if profile else ""}',
+                                  None, profile)
         if status != Exit.OK:
             print(f'mutation-test: error: the unmutated tree does not pass on {what} '
                   f'(run-kunit exit {status}, see {out}); fix that first', file=sys.stderr)
@@ -181,7 +184,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     for i, m in enumerate(chosen, 1):
         print(f'[{i}/{len(chosen)}] {m.name} on {m.arch}...', flush=True)
         status, results, err = _run_kunit(m.arch, out / m.name, PATCHES / f'{m.name}.patch',
-                                          m.debug)
+                                          m.profile)
         o = judge(m, status, results.arches.get(m.arch) if results else None, err)
         print(f'[{i}/{len(chosen)}] {m.name}: {"killed" if o.killed else "SURVIVED"} '
               f'({o.detail})', flush=True)
