@@ -77,7 +77,7 @@ static const struct rx_driver rx_drivers[] = {
 #endif
 	/* sungem registers its driver as "gem" */
 	{ "gem", RX_RECORD, 256, RX_PAD2,
-	  "the chip skips RX_OFFSET (2) of a buffer with no other headroom; copybreak behind a literal 2" },
+	  "the chip skips RX_OFFSET (2), no other headroom; copybreak behind a literal 2" },
 	{ "ibmveth", RX_RECORD, 0, RX_RECORD,
 	  "the hypervisor writes into pool buffers without a reserve" },
 	{ "macsonic", RX_RECORD, 0, RX_RECORD,
