@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any, List, Optional, Sequence
 
-from . import arches, deps, known_failures, outdir, report, series, tree
+from . import arches, deps, known_failures, outdir, report, series, tables, tree
 from .cache import Cache, Lock, default_root
 from .cli import run_main
 from .declared import expected_suites, module_functions, read_config
@@ -217,7 +217,7 @@ def run(args: argparse.Namespace) -> int:
                 v.problem = Problem(v.problem.status,
                                     v.problem.cause.replace(str(partial), str(out)))
             v.logs = {k: p.replace(str(partial), str(out)) for k, p in v.logs.items()}
-            show(f'{v.status.value}: {v.cause}')
+            show(f'{v.status.value}: {tables.why(v)}')
             verdicts.append(v)
 
         meta = RunMeta(tree=base.label, head=prepared.head, base_commit=prepared.base_commit,
