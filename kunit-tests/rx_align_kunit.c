@@ -21,11 +21,16 @@
 #include <linux/bpf.h>
 #include <linux/dma-mapping.h>
 #include <linux/log2.h>
+#include <linux/perf_event.h>
 #include <linux/netdevice.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <net/ipv6.h>
 #include <net/page_pool/helpers.h>
 #include <net/xdp.h>
+#ifdef CONFIG_PARISC
+#include <asm/hardirq.h>
+#endif
 
 #include "rx_align.h"
 
@@ -742,7 +747,169 @@ static struct kunit_suite rx_iphdr_suite = {
 	.test_cases = rx_iphdr_cases,
 };
 
-kunit_test_suites(&rx_policy_suite, &rx_alloc_suite, &rx_iphdr_suite);
+/* ---- What NET_IP_ALIGN saves: unaligned-access fixups, counted ---- */
+
+/*
+ * The CPUs NET_IP_ALIGN is 2 for: a misaligned word load traps into the
+ * kernel's unaligned-access handler, which emulates it.  Elsewhere the
+ * hardware handles it and nothing is counted.
+ */
+#define RX_TRAPS_MISALIGNED (IS_ENABLED(CONFIG_MIPS) || IS_ENABLED(CONFIG_SUPERH) || \
+			     IS_ENABLED(CONFIG_SPARC) || IS_ENABLED(CONFIG_ALPHA) || \
+			     IS_ENABLED(CONFIG_PARISC))
+
+struct rx_fixups {
+	struct perf_event *event;	/* PERF_COUNT_SW_ALIGNMENT_FAULTS */
+};
+
+static u64 rx_fixups_read(struct rx_fixups *f)
+{
+#if IS_ENABLED(CONFIG_PERF_EVENTS)
+	u64 enabled, running;
+
+	if (f->event)
+		return perf_event_read_value(f->event, &enabled, &running);
+#endif
+#ifdef CONFIG_PARISC
+	return this_cpu_read(irq_stat.irq_unaligned_count);
+#else
+	return 0;
+#endif
+}
+
+#if IS_ENABLED(CONFIG_PERF_EVENTS)
+static void rx_fixups_release(void *event)
+{
+	perf_event_release_kernel(event);
+}
+
+/* Counts this task's alignment traps, kernel mode included. */
+static void rx_fixups_perf(struct kunit *test, struct rx_fixups *f)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_ALIGNMENT_FAULTS,
+		.size = sizeof(attr),
+	};
+
+	f->event = perf_event_create_kernel_counter(&attr, -1, current, NULL, NULL);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(f->event),
+			       "perf_event_create_kernel_counter: %pe", f->event);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rx_fixups_release,
+							f->event), 0);
+}
+#else
+static void rx_fixups_perf(struct kunit *test, struct rx_fixups *f)
+{
+	kunit_skip(test, "no counter: CONFIG_PERF_EVENTS is not set on %s", rx_arch());
+}
+#endif
+
+/* The fixup counter this arch has, or skip saying why there is none. */
+static struct rx_fixups *rx_fixups(struct kunit *test)
+{
+	struct rx_fixups *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	if (IS_ENABLED(CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS) || !RX_TRAPS_MISALIGNED)
+		kunit_skip(test, "%s loads unaligned words in hardware: no fixups to count",
+			   rx_arch());
+	if (IS_ENABLED(CONFIG_PARISC))
+		return f;	/* its per-CPU irq_unaligned_count */
+	/* alpha counts into an array private to arch/alpha, and has no perf event */
+	if (IS_ENABLED(CONFIG_ALPHA))
+		kunit_skip(test, "no counter a test can read: alpha keeps its own in traps.c");
+	rx_fixups_perf(test, f);
+	return f;
+}
+
+/* The control: a deliberately misaligned load must move the counter. */
+static void rx_fixup_control(struct kunit *test)
+{
+	struct rx_fixups *f = rx_fixups(test);
+	u32 *words = kunit_kzalloc(test, 16, GFP_KERNEL);
+	u64 before, after;
+	u32 v;
+
+	KUNIT_ASSERT_NOT_NULL(test, words);
+	preempt_disable();
+	before = rx_fixups_read(f);
+	v = READ_ONCE(*(u32 *)((u8 *)words + 2));
+	after = rx_fixups_read(f);
+	preempt_enable();
+	kunit_info(test, "rx_align_fixups: control %llu -> %llu (read %u)\n",
+		   before, after, v);
+	KUNIT_EXPECT_GT_MSG(test, after, before,
+			    "arch %s: a misaligned u32 load did not move the fixup counter",
+			    rx_arch());
+}
+
+/*
+ * Every path's frames through the stack's own header readers (the IP
+ * checksum over the header, the address words ip_rcv() and ipv6_rcv()
+ * look at): with the IP header where NET_IP_ALIGN puts it, no fixups.
+ */
+static void rx_fixup_frames(struct kunit *test)
+{
+	const struct rx_path *path =
+		*(const struct rx_path * const *)test->param_value;
+	struct rx_ctx *ctx = test->priv;
+	unsigned int pad = path->ip_align ? 0 : NET_IP_ALIGN;
+	struct rx_fixups *f = rx_fixups(test);
+	enum rx_frame frame;
+	unsigned int size;
+	u64 before, after;
+	u32 sum = 0;
+
+	rx_path_applies(test, path);
+	for (frame = RX_IPV4; frame < RX_NR_FRAMES; frame++) {
+		unsigned int len = ETH_FRAME_LEN + rx_frame_hlen(frame) - ETH_HLEN;
+		struct sk_buff *skb = rx_alloc(test, path, len + pad, &size);
+		struct sk_buff *orig = skb;
+
+		skb_reserve(skb, pad);
+		rx_fill_frame(skb_put(skb, len), frame, len, ctx->dev->dev_addr);
+		preempt_disable();
+		before = rx_fixups_read(f);
+		skb->protocol = eth_type_trans(skb, ctx->dev);
+		skb_reset_network_header(skb);
+		if (eth_type_vlan(skb->protocol))
+			skb = skb_vlan_untag(skb);
+		if (skb && skb->protocol == htons(ETH_P_IP)) {
+			sum += ip_fast_csum(ip_hdr(skb), ip_hdr(skb)->ihl);
+			sum += (__force u32)(ip_hdr(skb)->saddr ^ ip_hdr(skb)->daddr);
+		} else if (skb) {
+			sum += ipv6_addr_type(&ipv6_hdr(skb)->saddr);
+			sum += (__force u16)ipv6_hdr(skb)->payload_len;
+		}
+		after = rx_fixups_read(f);
+		preempt_enable();
+		if (!skb)	/* skb_vlan_untag() freed it */
+			kunit_remove_action(test, rx_kfree_skb, orig);
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		KUNIT_EXPECT_EQ_MSG(test, after, before,
+				    "arch %s, %s, %s: parsing the frame took %llu unaligned-access fixup(s)",
+				    rx_arch(), path->name, rx_frame_names[frame],
+				    after - before);
+	}
+	kunit_info(test, "rx_align_fixups: %s: none (checksum %u)\n", path->name,
+		   sum);
+}
+
+static struct kunit_case rx_fixup_cases[] = {
+	KUNIT_CASE(rx_fixup_control),
+	KUNIT_CASE_PARAM(rx_fixup_frames, rx_all_paths_gen_params),
+	{}
+};
+
+static struct kunit_suite rx_fixup_suite = {
+	.name = "net_rx_align_fixups",
+	.init = rx_ctx_init,
+	.test_cases = rx_fixup_cases,
+};
+
+kunit_test_suites(&rx_policy_suite, &rx_alloc_suite, &rx_iphdr_suite,
+		  &rx_fixup_suite);
 
 MODULE_DESCRIPTION("KUnit tests for receive buffer alignment (NET_IP_ALIGN, NET_SKB_PAD)");
 MODULE_LICENSE("GPL");
