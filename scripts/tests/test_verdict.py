@@ -95,7 +95,7 @@ def test_expected_suites_come_from_the_source() -> None:
     suites = expected_suites(paths.TESTS_DIR)
     assert set(suites) == {'net_rx_align_policy', 'net_rx_align_alloc', 'net_rx_align_iphdr',
                            'net_rx_align_frag', 'net_rx_align_gro', 'net_rx_align_xdp',
-                           'net_rx_align_drivers'}
+                           'net_rx_align_fixups', 'net_rx_align_drivers'}
     # the drivers suite is declared only for a kernel that builds it (--drivers)
     default = expected_suites(paths.TESTS_DIR, {'CONFIG_NET_RX_ALIGN_KUNIT_TEST': 'y'})
     assert 'net_rx_align_drivers' not in default and 'net_rx_align_xdp' in default
