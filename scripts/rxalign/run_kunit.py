@@ -197,7 +197,10 @@ def run(args: argparse.Namespace) -> int:
                                slim=not args.no_slim, kmemleak=args.debug,
                                drivers=args.drivers)
         parser = load_kunit_parser(prepared.path / 'tools/testing/kunit')
-        ours = module_functions(TESTS_DIR)
+        # What the kernel under test was built from, even if kunit-tests/
+        # changes while the run goes on.
+        built_tests = prepared.path / tree.TESTS_DEST
+        ours = module_functions(built_tests)
         verdicts: List[Verdict] = []
         for i, a in enumerate(selected, 1):
             show = _progress(i, len(selected), a.name, time.monotonic())
@@ -209,7 +212,8 @@ def run(args: argparse.Namespace) -> int:
                 result = run_arch(a, settings, partial / a.name, show)
                 config = (read_config(result.config)
                           if result.config and result.config.is_file() else None)
-                v = judge(result, expected_suites(TESTS_DIR, config), parser, args.timeout, ours)
+                v = judge(result, expected_suites(built_tests, config), parser, args.timeout,
+                          ours)
             known_failures.apply(v, known)
             # The results directory is renamed into place at the end: name
             # the logs where they will be, not where they are being written.
