@@ -56,6 +56,7 @@ static const struct rx_driver rx_drivers[] = {
 	  "netdev_alloc_skb_ip_align(), the device writes a 16-byte RFD before the frame" },
 	{ "8139cp", RX_IP_ALIGN, 0, RX_IP_ALIGN,
 	  "netdev_alloc_skb_ip_align()" },
+	/* refuses QEMU's rtl8139, a C+ chip: 8139cp drives it */
 	{ "8139too", RX_IP_ALIGN, 0, RX_IP_ALIGN,
 	  "copies out of the ring into napi_alloc_skb()" },
 	{ "pcnet32", RX_IP_ALIGN, 200, RX_IP_ALIGN,
