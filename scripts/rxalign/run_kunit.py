@@ -22,6 +22,7 @@ from .verdict import ENVIRONMENT, Verdict, gate, judge, load_kunit_parser
 
 REPO = Path(__file__).resolve().parents[2]
 SERIES_DIR = REPO / 'kernel-patches'
+TREE_FIXES = 'tree-fixes'       # under SERIES_DIR: fixes of Debian's tree itself
 TESTS_DIR = REPO / 'kunit-tests'
 KUNITCONFIG = REPO / 'kunitconfig'
 SLIM = REPO / 'scripts/kconfig/slim.config'
@@ -42,9 +43,18 @@ def series_patches() -> List[Path]:
     return sorted(p for p in SERIES_DIR.glob('*.patch') if not p.name.startswith('0000-'))
 
 
-def series_layers(tests_dir: Path = TESTS_DIR) -> List[tree.Layer]:
-    """The stack every job tests: kernel-patches/ applied with git am, then kunit-tests/."""
-    return [tree.Layer('series', patches=tuple(series_patches())),
+def tree_fixes() -> List[Path]:
+    """kernel-patches/tree-fixes/*.patch: what Debian's tree needs to build or
+    boot on some arch; stable backports, not part of the mailed series."""
+    return sorted((SERIES_DIR / TREE_FIXES).glob('*.patch'))
+
+
+def series_layers(tests_dir: Path = TESTS_DIR, fixes: bool = True) -> List[tree.Layer]:
+    """The stack every job tests: the tree fixes (only on Debian's tree: a
+    --tree has its own history), kernel-patches/ applied with git am, then
+    kunit-tests/."""
+    return [tree.Layer(TREE_FIXES, patches=tuple(tree_fixes() if fixes else ())),
+            tree.Layer('series', patches=tuple(series_patches())),
             tree.Layer('tests', tests_dir=tests_dir)]
 
 
@@ -117,11 +127,15 @@ def run(args: argparse.Namespace) -> int:
     partial = out.with_name(out.name + '.partial')
     with Lock(cache):
         base = tree.user_base(args.tree) if args.tree else tree.debian_base()
-        layers = series_layers()
+        layers = series_layers(fixes=not args.tree)
         if args.patches:
             layers.append(tree.Layer('extra', patches=tuple(args.patches)))
-        say(f'tree: {base.label} + {len(layers[0].patches)} patch(es) + kunit-tests'
+        fixes = [p.name for p in layers[0].patches]
+        label = base.label + ''.join(f' + {f.removesuffix(".patch")}' for f in fixes)
+        say(f'tree: {label} + {len(layers[1].patches)} patch(es) + kunit-tests'
             + (f' + {len(args.patches)} extra patch(es)' if args.patches else ''))
+        for f in fixes:
+            say(f'  tree fix: kernel-patches/{TREE_FIXES}/{f}')
         prepared = tree.prepare(cache, base, layers, say)
         say(f'tree ready: {prepared.path} at {prepared.head[:12]}'
             + (' (unchanged)' if prepared.reused else ''))
@@ -156,7 +170,8 @@ def run(args: argparse.Namespace) -> int:
                 v.logs = {k: p.replace(str(partial), str(out)) for k, p in v.logs.items()}
                 verdicts.append(v)
 
-            meta: Dict[str, Any] = {'tree': base.label, 'head': prepared.head,
+            meta: Dict[str, Any] = {'tree': label, 'tree_fixes': fixes,
+                                    'head': prepared.head,
                                     'base_commit': prepared.base_commit,
                                     'arches': [a.name for a in selected],
                                     'finished': datetime.datetime.now(
