@@ -99,7 +99,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
               '(scripts/rxalign/arches.py); use an arch that has one: '
               f'{", ".join(a.name for a in arches.ARCHES if a.defconfig)}', file=sys.stderr)
         return int(Exit.USAGE)
-    patches = series.all_patches()
+    patches = series.mailed_patches()
     files = touched_c_files(patches)
     if not files:
         print('compile-test: the series touches no C file under drivers/ or net/')

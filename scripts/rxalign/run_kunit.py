@@ -172,9 +172,12 @@ def run(args: argparse.Namespace) -> int:
         partial = staging.path
         mine = [cache.root, out, partial] + ([out.parent] if latest else [])
         base = tree.user_base(args.tree, mine) if args.tree else tree.debian_base()
-        layers = series.layers(TESTS_DIR, SERIES_DIR)
+        layers = series.layers(TESTS_DIR, SERIES_DIR, debian=not args.tree)
         if args.patches:
             layers.append(tree.Layer('extra', patches=tuple(args.patches)))
+        # nothing hidden: the fixes Debian's tree took are named with the tree
+        fixes = [p.name for p in layers[0].patches]
+        label = base.label + ''.join(f' + tree fix {f.removesuffix(".patch")}' for f in fixes)
         say(f'tree: {base.label} + ' + ' + '.join(
                 f'{layer.name} ({len(layer.patches) + bool(layer.tests_dir)})'
                 for layer in layers[:len(series.SERIES)])
@@ -224,7 +227,7 @@ def run(args: argparse.Namespace) -> int:
             show(f'{v.status.value}: {tables.why(v)}')
             verdicts.append(v)
 
-        meta = RunMeta(tree=base.label, head=prepared.head, base_commit=prepared.base_commit,
+        meta = RunMeta(tree=label, head=prepared.head, base_commit=prepared.base_commit,
                        tree_hash=_git_tree_hash(prepared.path),
                        series=hashlib.sha256(''.join(layer.own_key() for layer in layers)
                                              .encode()).hexdigest(),

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import ast
+import re
 import subprocess
 from pathlib import Path
+from typing import Dict
 
 import pytest
 
-from rxalign import arches
+from rxalign import arches, run_kunit, series
 from rxalign.exitcodes import Exit
 
 SCRIPTS = Path(__file__).resolve().parents[1]
@@ -48,3 +51,62 @@ def test_compile_test_reads_its_defconfigs_from_the_arch_table() -> None:
     assert arches.BY_NAME['powerpc32'].defconfig == 'pmac32_defconfig'
     assert 'ISA' in arches.BY_NAME['i386'].compile_enable
     assert compile_test.main(['--arch', 'sh']) == Exit.USAGE   # none for sh: said, not raised
+
+
+def _qemu_params(path: Path) -> Dict[str, object]:
+    """The literal keyword arguments of a QemuArchParams file, without kunit.py."""
+    tree = ast.parse(path.read_text())
+    call = next(n for n in ast.walk(tree) if isinstance(n, ast.Call)
+                and getattr(n.func, 'id', '') == 'QemuArchParams')
+    return {k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg}
+
+
+OWN_CONFIG = [a for a in arches.ARCHES if a.qemu_config]
+
+
+@pytest.mark.parametrize('arch', OWN_CONFIG, ids=[a.name for a in OWN_CONFIG])
+def test_own_qemu_config_agrees_with_its_entry(arch: arches.Arch) -> None:
+    """make builds ARCH=kunit_arch and the image; kunit.py boots qemu_arch and
+    kernel_path: the two must name the same kernel and the same QEMU."""
+    for kmemleak in (False, True):
+        path = arch.qemu_config_path(kmemleak)
+        if path is None:
+            continue
+        params = _qemu_params(path)
+        assert params['linux_arch'] == arch.kunit_arch, path.name
+        if not kmemleak:
+            assert f'qemu-system-{params["qemu_arch"]}' == arch.qemu_binary, path.name
+        kernel_path = str(params['kernel_path'])
+        assert arch.image == 'all' or kernel_path.endswith(arch.image), path.name
+
+
+def test_every_qemu_config_has_an_entry() -> None:
+    used = {p.name for a in arches.ARCHES for p in (a.qemu_config_path(), a.qemu_config_path(True))
+            if p is not None}
+    assert used == {p.name for p in arches.QEMU_CONFIGS.glob('*.py')}
+
+
+def test_names_unique_and_firmware_absolute() -> None:
+    names = [a.name for a in arches.ARCHES]
+    assert len(names) == len(set(names))
+    for a in arches.ARCHES:
+        assert all(Path(f).is_absolute() for f in a.firmware), a.name
+        assert a.policy, a.name
+
+
+def test_tree_fixes_come_first_and_say_why() -> None:
+    """kernel-patches/tree-fixes/ is applied before the series, on Debian's
+    tree only; each patch is git format-patch output with a stable-style
+    message: the upstream commit it backports, or why none exists."""
+    layers = series.layers()
+    assert [layer.name for layer in layers] == ['tree-fixes', 'net', 'net-next', 'coccinelle',
+                                                'drivers-rfc']
+    fixes = list(series.BY_NAME['tree-fixes'].patches())
+    assert fixes and list(layers[0].patches) == fixes
+    assert not set(fixes) & set(series.mailed_patches())
+    assert not series.layers(debian=False)[0].patches
+    for patch in fixes:
+        text = patch.read_text()
+        assert text.startswith('From ') and '\nSubject: [PATCH' in text, patch.name
+        assert '\nSigned-off-by: ' in text, patch.name
+        assert re.search(r'\ncommit [0-9a-f]{40} upstream\.\n|upstream commit', text), patch.name
