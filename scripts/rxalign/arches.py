@@ -76,6 +76,8 @@ _X86_SLIM = tuple(f'# CONFIG_{o} is not set' for o in (
     'ACPI', 'CPU_MITIGATIONS', 'DMI', 'X86_VSYSCALL_EMULATION', 'X86_IOPL_IOPERM', 'X86_16BIT',
     'MODIFY_LDT_SYSCALL', 'X86_5LEVEL', 'X86_INTEL_MEMORY_PROTECTION_KEYS',
     'RANDOMIZE_BASE', 'IOMMU_SUPPORT', 'SERIO', 'DEVPORT'))
+# The fixups suite counts alignment traps with a perf software event.
+_PERF = ('CONFIG_PERF_EVENTS=y',)
 _DATA = 'qemu-system-data'   # the firmware blobs under /usr/share/qemu
 
 
@@ -143,7 +145,7 @@ ARCHES: Tuple[Arch, ...] = (
          policy='NET_IP_ALIGN 2 (generic), 8K pages'),
     Arch(name='sh', kunit_arch='sh', cross_compile='sh4-linux-gnu-',
          packages=_cross('gcc-sh4-linux-gnu', 'qemu-system-misc'),
-         qemu_binary='qemu-system-sh4',
+         qemu_binary='qemu-system-sh4', kconfig=_PERF,
          policy='SH-4 r2d: NET_IP_ALIGN 2 (generic)'),
     Arch(name='um', kunit_arch='um', cross_compile='', packages=('gcc',), qemu_binary='',
          policy='UML x86_64: NET_IP_ALIGN 2 (generic: UML does not take x86\'s override)'),
@@ -156,24 +158,24 @@ ARCHES: Tuple[Arch, ...] = (
     # load traps into the kernel's unaligned-access emulation.
     Arch(name='mips', kunit_arch='mips', cross_compile='mips-linux-gnu-',
          packages=_cross('gcc-mips-linux-gnu', 'qemu-system-mips'),
-         qemu_binary='qemu-system-mips', qemu_config='mips.py', image='vmlinux',
+         qemu_binary='qemu-system-mips', qemu_config='mips.py', kconfig=_PERF, image='vmlinux',
          policy='MIPS32r2 malta: NET_IP_ALIGN 2 (generic), big-endian'),
     Arch(name='mipsel', kunit_arch='mips', cross_compile='mipsel-linux-gnu-',
          packages=_cross('gcc-mipsel-linux-gnu', 'qemu-system-mips'),
-         qemu_binary='qemu-system-mipsel', qemu_config='mipsel.py', image='vmlinux',
+         qemu_binary='qemu-system-mipsel', qemu_config='mipsel.py', kconfig=_PERF, image='vmlinux',
          policy='MIPS32r2 malta: NET_IP_ALIGN 2 (generic), little-endian'),
     Arch(name='mips64', kunit_arch='mips', cross_compile='mips64-linux-gnuabi64-',
          packages=_cross('gcc-mips64-linux-gnuabi64', 'qemu-system-mips'),
-         qemu_binary='qemu-system-mips64', qemu_config='mips64.py', image='vmlinux',
+         qemu_binary='qemu-system-mips64', qemu_config='mips64.py', kconfig=_PERF, image='vmlinux',
          policy='MIPS64r2 malta: NET_IP_ALIGN 2 (generic), big-endian'),
     Arch(name='mips64el', kunit_arch='mips', cross_compile='mips64el-linux-gnuabi64-',
          packages=_cross('gcc-mips64el-linux-gnuabi64', 'qemu-system-mips'),
-         qemu_binary='qemu-system-mips64el', qemu_config='mips64el.py', image='vmlinux',
+         qemu_binary='qemu-system-mips64el', qemu_config='mips64el.py', kconfig=_PERF, image='vmlinux',
          policy='MIPS64r2 malta: NET_IP_ALIGN 2 (generic), little-endian'),
     Arch(name='sparc64', kunit_arch='sparc', cross_compile='sparc64-linux-gnu-',
          packages=_cross('gcc-sparc64-linux-gnu', 'qemu-system-sparc'),
          qemu_binary='qemu-system-sparc64', firmware=('/usr/share/qemu/openbios-sparc64',),
-         qemu_config='sparc64.py', image='vmlinux',
+         qemu_config='sparc64.py', kconfig=_PERF, image='vmlinux',
          policy='UltraSPARC sun4u: NET_IP_ALIGN 2 (generic), big-endian, 8K pages'),
     Arch(name='parisc', kunit_arch='parisc', cross_compile='hppa-linux-gnu-',
          packages=_cross('gcc-hppa-linux-gnu', 'qemu-system-misc'),
