@@ -28,6 +28,7 @@ VMXNET3 = Nic('vmxnet3', _PCI + ('VMXNET3',))
 VIRTIO_PCI = Nic('virtio-net-pci', _PCI + ('VIRTIO_MENU', 'VIRTIO_PCI', 'VIRTIO_NET'))
 SUNGEM = Nic('sungem', _PCI + ('NET_VENDOR_SUN', 'SUNGEM'))
 IBMVETH = Nic('spapr-vlan', ('NET_VENDOR_IBM', 'IBMVETH'))
+SUNHME = Nic('sunhme', _PCI + ('NET_VENDOR_SUN', 'HAPPYMEAL'))
 # the virt machines' PCIe host bridge (ECAM), which kunit.py's configs leave out
 _ECAM = ('PCI', 'PCI_HOST_GENERIC')
 _X86_NICS = (E1000, E1000E, E100, PCNET32, NE2K_PCI, TULIP, VMXNET3, VIRTIO_PCI)
@@ -176,6 +177,7 @@ ARCHES: Tuple[Arch, ...] = (
          packages=_cross('gcc-sparc64-linux-gnu', 'qemu-system-sparc'),
          qemu_binary='qemu-system-sparc64', firmware=('/usr/share/qemu/openbios-sparc64',),
          qemu_config='sparc64.py', kconfig=_PERF, image='vmlinux',
+         nics=(SUNHME, VIRTIO_PCI, E1000, TULIP),
          policy='UltraSPARC sun4u: NET_IP_ALIGN 2 (generic), big-endian, 8K pages'),
     Arch(name='parisc', kunit_arch='parisc', cross_compile='hppa-linux-gnu-',
          packages=_cross('gcc-hppa-linux-gnu', 'qemu-system-misc'),
