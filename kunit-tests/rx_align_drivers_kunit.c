@@ -79,7 +79,8 @@ static const struct rx_driver rx_drivers[] = {
 	/* sungem registers its driver as "gem" */
 	{ "gem", RX_RECORD, 256, RX_PAD2,
 	  "the chip skips RX_OFFSET (2), no other headroom; copybreak behind a literal 2" },
-	{ "sunhme", RX_RECORD, 256, RX_PAD2,
+	/* sunhme registers its PCI driver as "hme" */
+	{ "hme", RX_RECORD, 256, RX_PAD2,
 	  "the chip skips RX_OFFSET (2) of the buffer; copybreak behind a literal 2" },
 	{ "ibmveth", RX_RECORD, 0, RX_RECORD,
 	  "the hypervisor writes into pool buffers without a reserve" },
