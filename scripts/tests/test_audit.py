@@ -289,3 +289,11 @@ def test_compile_test_finds_the_files_and_symbols(tree: Path) -> None:
     patch.write_text('--- a/drivers/net/fake.c\n+++ b/drivers/net/fake.c\n@@ -1 +1 @@\n')
     assert compile_test.touched_c_files([patch]) == ['drivers/net/fake.c']
     assert compile_test.kconfig_symbol(tree, 'drivers/net/fake.c') == 'FAKE_NET'
+    # net/core/Makefile's shape: obj-y lists continued over lines
+    (tree / 'net/core').mkdir()
+    (tree / 'net/core/Makefile').write_text(
+        'obj-y := sock.o request_sock.o \\\n\t skbuff.o datagram.o\n'
+        'obj-$(CONFIG_SYSCTL) += sysctl_net_core.o\n')
+    assert compile_test.kconfig_symbol(tree, 'net/core/skbuff.c') == compile_test.BUILTIN
+    assert compile_test.kconfig_symbol(tree, 'net/core/sysctl_net_core.c') == 'SYSCTL'
+    assert compile_test.kconfig_symbol(tree, 'net/core/core.c') is None
