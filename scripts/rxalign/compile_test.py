@@ -2,8 +2,8 @@
 
 For each file under drivers/ or net/ that a kernel-patches/ patch changes,
 the Kconfig symbol that builds it is read from its Makefile and set to m
-on top of the arch's defconfig, in a build dir of its own; then
-`make path/to/file.o`.  A symbol the arch cannot enable (say a PCI driver
+on top of the arch's defconfig, in a build dir of its own (an obj-y file,
+say net/core/skbuff.c, needs none); then `make path/to/file.o`.  A symbol the arch cannot enable (say a PCI driver
 without PCI) is reported as skipped with the reason, never as a pass, and a
 file no selected arch can build fails the run.
 """
@@ -34,13 +34,20 @@ def touched_c_files(patches: List[Path]) -> List[str]:
     return files
 
 
+# kconfig_symbol()'s answer for an obj-y object: built whenever its directory is.
+BUILTIN = 'y'
+
+
 def kconfig_symbol(src: Path, path: str) -> Optional[str]:
-    """obj-$(CONFIG_FOO) += file.o in the file's Makefile."""
+    """FOO of obj-$(CONFIG_FOO) += file.o in the file's Makefile, BUILTIN for obj-y."""
     d, name = os.path.split(path)
-    obj = name[:-2] + '.o'
-    text = (src / d / 'Makefile').read_text()
-    m = re.search(r'obj-\$\(CONFIG_(\w+)\)\s*\+?=.*\b' + re.escape(obj), text)
-    return m.group(1) if m else None
+    obj = re.escape(name[:-2] + '.o')
+    text = (src / d / 'Makefile').read_text().replace('\\\n', ' ')
+    for line in text.splitlines():
+        m = re.match(r'\s*obj-(?:\$\(CONFIG_(\w+)\)|(y))\s*[:+]?=(.*)', line)
+        if m and re.search(rf'(?<![\w/.-]){obj}(?![\w.])', m.group(3)):
+            return m.group(1) or BUILTIN
+    return None
 
 
 def _make(arch: arches.Arch, src: Path, build: Path, args: List[str], log: Path,
@@ -63,7 +70,7 @@ def compile_arch(arch: arches.Arch, src: Path, build: Path, files: List[str], lo
     if _make(arch, src, build, [arch.defconfig], log, jobs) != 0:
         return [(f, 'FAIL', f'{arch.defconfig} failed (see {log})') for f in files]
     enable = [a for opt in arch.compile_enable for a in ('--enable', opt)]
-    enable += [a for s in symbols.values() if s for a in ('--module', s)]
+    enable += [a for s in symbols.values() if s and s != BUILTIN for a in ('--module', s)]
     subprocess.run([str(src / 'scripts/config'), '--file', str(build / '.config'), *enable],
                    check=True)
     _make(arch, src, build, ['olddefconfig'], log, jobs)
@@ -71,14 +78,15 @@ def compile_arch(arch: arches.Arch, src: Path, build: Path, files: List[str], lo
     results = []
     for f, sym in symbols.items():
         if not sym:
-            results.append((f, 'SKIP', 'no obj-$(CONFIG_...) line for it in its Makefile'))
-        elif not re.search(rf'^CONFIG_{sym}=[ym]$', config, re.M):
+            results.append((f, 'SKIP', 'no obj-$(CONFIG_...) or obj-y line for it in its '
+                                       'Makefile'))
+        elif sym != BUILTIN and not re.search(rf'^CONFIG_{sym}=[ym]$', config, re.M):
             results.append((f, 'SKIP', f'CONFIG_{sym} cannot be enabled on {arch.name} '
                                        '(dependencies)'))
         elif _make(arch, src, build, [f[:-2] + '.o'], log, jobs) != 0:
             results.append((f, 'FAIL', f'does not build (see {log})'))
         else:
-            results.append((f, 'PASS', f'CONFIG_{sym}=m'))
+            results.append((f, 'PASS', 'obj-y' if sym == BUILTIN else f'CONFIG_{sym}=m'))
     return results
 
 

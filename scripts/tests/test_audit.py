@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import textwrap
@@ -117,7 +118,43 @@ DRIVER = textwrap.dedent('''\
     	skb_reserve(skb, 2);
     }
     #endif
+
+    static int tx(struct net_device *dev, struct device *d, dma_addr_t *a, int len)
+    {
+    	struct sk_buff *skb = netdev_alloc_skb(dev, len + 2);
+
+    	if (!skb)
+    		return -ENOMEM;
+    	skb_reserve(skb, 2);
+    	build_frame(skb_put(skb, len));
+    	*a = dma_map_single(d, skb->data, len, DMA_TO_DEVICE);
+    	return 0;
+    }
+
+    static int unpadded(struct net_device *dev, struct device *d, dma_addr_t *a)
+    {
+    	struct sk_buff *skb = netdev_alloc_skb(dev, 1536);
+
+    	if (!skb)
+    		return -ENOMEM;
+    	skb_reserve(skb, 2);	/* align the IP header */
+    	*a = dma_map_single(d, skb->data, 1534, DMA_BIDIRECTIONAL);
+    	return 0;
+    }
+
+    static int other_alloc(struct device *d, dma_addr_t *a)
+    {
+    	struct sk_buff *skb = dev_alloc_skb(1536 + 2);
+
+    	if (!skb)
+    		return -ENOMEM;
+    	skb_reserve(skb, 2);
+    	*a = dma_map_single(d, skb->data, 1536, DMA_FROM_DEVICE);
+    	return 0;
+    }
     ''')
+# The reserves of DRIVER whose buffers a device then writes: the dma class.
+DMA_LINES = [9, 42, 123, 134]
 
 
 @pytest.fixture
@@ -135,33 +172,77 @@ def test_grep_sees_dead_code_as_dead(tree: Path) -> None:
     sites = audit.grep_sites(tree)
     assert [(n, live) for _, n, live in sites] == [
         (9, True), (20, True), (30, True), (42, True), (54, True), (59, True), (69, True),
-        (76, True), (86, True), (95, True), (101, False)]
+        (76, True), (86, True), (95, True), (101, False), (111, True), (123, True),
+        (134, True)]
 
 
-@pytest.mark.skipif(not shutil.which('spatch'), reason='coccinelle not installed')
-def test_the_semantic_patch_classifies_and_converts(tree: Path, tmp_path: Path) -> None:
+def spatch(tree: Path, mode: str) -> str:
+    return subprocess.run(['spatch', '--very-quiet', '-D', mode, '--no-includes',
+                           '--include-headers', '--sp-file', audit.COCCI, 'drivers/net/fake.c'],
+                          cwd=tree, capture_output=True, text=True, check=True).stdout
+
+
+SPATCH = pytest.mark.skipif(not shutil.which('spatch'), reason='coccinelle not installed')
+CLASSES = [(9, 'dma'), (20, 'copy'), (30, 'other'), (42, 'dma'), (54, 'hw'), (59, 'hw'),
+           (69, 'hw'), (76, 'hw'), (86, 'copy'), (95, 'copy'), (111, 'tx'), (123, 'dma'),
+           (134, 'dma')]
+
+
+@SPATCH
+def test_report_mode_classifies(tree: Path, tmp_path: Path) -> None:
     sites = audit.spatch_sites(tree, ['drivers/net/fake.c'], tmp_path / 'log')
-    assert [(s.line, s.cls) for s in sites] == [
-        (9, 'dma'), (20, 'copy'), (30, 'other'), (42, 'dma'), (54, 'hw'), (59, 'hw'),
-        (69, 'hw'), (76, 'hw'), (86, 'copy'), (95, 'copy')]
+    assert [(s.line, s.cls) for s in sites] == CLASSES
     why = {s.line: s.why for s in sites}
     assert 'mapped before the reserve' in why[54] and 'data - 2' in why[59]
     assert 'built around' in why[69] and 'only if lp->wide_bus' in why[76]
     assert 'read_fifo() at line 88' in why[86] and 'memmove' in why[95]
-    proc = subprocess.run(['spatch', '--very-quiet', '-D', 'patch', '--no-includes',
-                           '--include-headers', '--sp-file', audit.COCCI, 'drivers/net/fake.c'],
-                          cwd=tree, capture_output=True, text=True, check=True)
-    removed = [ln for ln in proc.stdout.splitlines() if ln.startswith('-\t')]
-    added = [ln for ln in proc.stdout.splitlines() if ln.startswith('+\t')]
-    # only the DMA-mapped buffers, and the + 2 of their allocations; a chained
-    # assignment is split (checkpatch wants one assignment a line)
-    assert [ln.strip('-\t ') for ln in removed] == [
+    # mapped DMA_TO_DEVICE: a transmit buffer, never converted
+    assert 'DMA_TO_DEVICE' in why[111]
+
+
+@SPATCH
+def test_org_mode_gives_the_same_classes_as_org_todos(tree: Path) -> None:
+    out = spatch(tree, 'org').splitlines()
+    assert all(line.startswith('* TODO [[view:drivers/net/fake.c::face=ovl-face1::linb=')
+               for line in out)
+    got = [(int(re.search(r'linb=(\d+)', line).group(1)),     # type: ignore[union-attr]
+            re.search(r'\]\[(\w+):', line).group(1))          # type: ignore[union-attr]
+           for line in out]
+    assert got == CLASSES
+
+
+@SPATCH
+def test_context_mode_marks_the_dma_reserves_and_their_mappings(tree: Path) -> None:
+    out = spatch(tree, 'context').splitlines()
+    starred = [ln[1:].strip() for ln in out if ln.startswith('-') and not ln.startswith('---')]
+    assert starred.count('skb_reserve(skb, 2);') == 3
+    assert 'skb_reserve(skb, 2);\t/* align the IP header */' in starred
+    maps = [ln for ln in starred if 'dma_map_single' in ln]
+    assert len(maps) == len(DMA_LINES)
+    assert not any('DMA_TO_DEVICE' in ln for ln in maps)
+
+
+@SPATCH
+def test_patch_mode_converts_the_dma_class_only(tree: Path) -> None:
+    out = spatch(tree, 'patch').splitlines()
+    removed = [ln[1:].strip() for ln in out if ln.startswith('-\t')]
+    added = [ln[1:].strip() for ln in out if ln.startswith('+\t')]
+    # netdev_alloc_skb() and its reserve become netdev_alloc_skb_ip_align(),
+    # its + 2 dropped (a chained assignment split, one a line); another
+    # allocator keeps its reserve, with NET_IP_ALIGN for both 2s
+    assert removed == [
         'struct sk_buff *skb = netdev_alloc_skb(dev, 1536 + 2);', 'skb_reserve(skb, 2);',
-        'skb = *slot = netdev_alloc_skb(dev, 1536 + 2);', 'skb_reserve(skb, 2);']
-    assert [ln.strip('+\t ') for ln in added] == [
-        'struct sk_buff *skb = netdev_alloc_skb(dev, 1536 + NET_IP_ALIGN);',
-        'skb_reserve(skb, NET_IP_ALIGN);',
-        'skb = netdev_alloc_skb(dev, 1536 + NET_IP_ALIGN);', '*slot = skb;',
+        'skb = *slot = netdev_alloc_skb(dev, 1536 + 2);', 'skb_reserve(skb, 2);',
+        'struct sk_buff *skb = netdev_alloc_skb(dev, 1536);', 'return -ENOMEM;',
+        'skb_reserve(skb, 2);\t/* align the IP header */',
+        'struct sk_buff *skb = dev_alloc_skb(1536 + 2);', 'skb_reserve(skb, 2);']
+    assert added == [
+        'struct sk_buff *skb = netdev_alloc_skb_ip_align(dev, 1536);',
+        'skb = netdev_alloc_skb_ip_align(dev, 1536);', '*slot = skb;',
+        'struct sk_buff *skb = netdev_alloc_skb_ip_align(dev, 1536);',
+        # spatch keeps the comment of a line it removes on the line before
+        'return -ENOMEM;/* align the IP header */',
+        'struct sk_buff *skb = dev_alloc_skb(1536 + NET_IP_ALIGN);',
         'skb_reserve(skb, NET_IP_ALIGN);']
 
 
@@ -208,3 +289,11 @@ def test_compile_test_finds_the_files_and_symbols(tree: Path) -> None:
     patch.write_text('--- a/drivers/net/fake.c\n+++ b/drivers/net/fake.c\n@@ -1 +1 @@\n')
     assert compile_test.touched_c_files([patch]) == ['drivers/net/fake.c']
     assert compile_test.kconfig_symbol(tree, 'drivers/net/fake.c') == 'FAKE_NET'
+    # net/core/Makefile's shape: obj-y lists continued over lines
+    (tree / 'net/core').mkdir()
+    (tree / 'net/core/Makefile').write_text(
+        'obj-y := sock.o request_sock.o \\\n\t skbuff.o datagram.o\n'
+        'obj-$(CONFIG_SYSCTL) += sysctl_net_core.o\n')
+    assert compile_test.kconfig_symbol(tree, 'net/core/skbuff.c') == compile_test.BUILTIN
+    assert compile_test.kconfig_symbol(tree, 'net/core/sysctl_net_core.c') == 'SYSCTL'
+    assert compile_test.kconfig_symbol(tree, 'net/core/core.c') is None
