@@ -52,6 +52,7 @@ class Arch:
     compile_enable: Tuple[str, ...] = ()  # compile-test: options its defconfig leaves off
     nics: Tuple[Nic, ...] = ()          # --drivers: the NICs its QEMU machine is given
     nic_bus: Tuple[str, ...] = ()       # --drivers: what the machine's bus needs (CONFIG_ names)
+    nic_qdev_bus: str = ''              # --drivers: the QEMU bus the NICs plug into, if not the default
     policy: str = ''                    # one line for the README and reports
 
     def qemu_config_path(self, kmemleak: bool = False) -> Optional[Path]:
@@ -67,8 +68,9 @@ class Arch:
         """Every NIC on one QEMU hub: the guest's own link, no host network."""
         args: List[str] = []
         for i, nic in enumerate(self.nics):
+            bus = f',bus={self.nic_qdev_bus}' if self.nic_qdev_bus else ''
             args += ['-netdev', f'hubport,id=rxnic{i},hubid=0',
-                     '-device', f'{nic.qemu_device},netdev=rxnic{i},mac=52:54:00:12:34:{i + 1:02x}']
+                     '-device', f'{nic.qemu_device},netdev=rxnic{i},mac=52:54:00:12:34:{i + 1:02x}{bus}']
         return args
 
 
@@ -177,7 +179,9 @@ ARCHES: Tuple[Arch, ...] = (
          packages=_cross('gcc-sparc64-linux-gnu', 'qemu-system-sparc'),
          qemu_binary='qemu-system-sparc64', firmware=('/usr/share/qemu/openbios-sparc64',),
          qemu_config='sparc64.py', kconfig=_PERF, image='vmlinux',
-         nics=(SUNHME, VIRTIO_PCI, E1000, TULIP),
+         # sun4u's root bus has only its two Simba bridges; pciA holds the
+         # onboard devices and has no free slot, pciB is empty
+         nics=(SUNHME, VIRTIO_PCI, E1000, TULIP), nic_qdev_bus='pciB',
          policy='UltraSPARC sun4u: NET_IP_ALIGN 2 (generic), big-endian, 8K pages'),
     Arch(name='parisc', kunit_arch='parisc', cross_compile='hppa-linux-gnu-',
          packages=_cross('gcc-hppa-linux-gnu', 'qemu-system-misc'),
