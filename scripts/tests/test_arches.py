@@ -125,9 +125,10 @@ def test_every_nic_plugs_into_its_machine(arch: arches.Arch) -> None:
         pytest.skip(f'{arch.qemu_binary} is not installed')
     path = arch.qemu_config_path()
     assert path is not None
-    extra = [str(p) for p in _qemu_params(path)['extra_qemu_params']]
+    extra = _qemu_params(path)['extra_qemu_params']
+    assert isinstance(extra, list)
     cmd = [arch.qemu_binary, '-nodefaults', '-S', '-display', 'none', '-monitor', 'none',
-           '-serial', 'none', *extra, *arch.nic_qemu_args()]
+           '-serial', 'none', *map(str, extra), *arch.nic_qemu_args()]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3, check=False)
     except subprocess.TimeoutExpired:
