@@ -281,6 +281,8 @@ def prepare(cache: Cache, base: Base, layers: Sequence[Layer], log: Log) -> Prep
     if interrupted:
         _git(tree, 'am', '--abort', check=False)
     log(f'updating the test tree {tree} ({len(wanted) - keep} layer(s) to apply)')
+    clean = not interrupted and not _git(tree, 'status', '--porcelain').stdout.strip()
+    before = _blobs_and_mtimes(tree, start) if clean and head else {}
     _git(tree, 'reset', '-q', '--hard', start)
     _git(tree, 'clean', '-q', '-fdx')
     done = [list(x) for x in have[:keep]]
@@ -296,4 +298,33 @@ def prepare(cache: Cache, base: Base, layers: Sequence[Layer], log: Log) -> Prep
         done.append([name, lkey, _git(tree, 'rev-parse', 'HEAD').stdout.strip()])
         _write_state(tree, {'base_key': base_key, 'base_commit': base_commit, 'layers': done})
     head = _git(tree, 'rev-parse', 'HEAD').stdout.strip()
+    _keep_mtimes(tree, before)
     return PreparedTree(tree, base, base_commit, head, reused=False)
+
+
+def _blobs(tree: Path, paths: Sequence[str]) -> Dict[str, str]:
+    """The blob HEAD has for each of paths (those it has)."""
+    if not paths:
+        return {}
+    out = _git(tree, 'ls-tree', '-r', '-z', 'HEAD', '--', *paths).stdout
+    entries = (e.split('\t', 1) for e in out.split('\0') if e)
+    return {path: meta.split()[2] for meta, path in entries}
+
+
+def _blobs_and_mtimes(tree: Path, since: str) -> Dict[str, Tuple[str, int]]:
+    """Blob and mtime of every file the layers above `since` wrote, before they are redone."""
+    names = [n for n in _git(tree, 'diff', '--name-only', '-z', since, 'HEAD').stdout.split('\0')
+             if n]
+    return {path: (blob, (tree / path).stat().st_mtime_ns)
+            for path, blob in _blobs(tree, names).items() if (tree / path).is_file()}
+
+
+def _keep_mtimes(tree: Path, before: Dict[str, Tuple[str, int]]) -> None:
+    """Redoing a layer rewrites all its files; one whose content came back the same
+    gets its old mtime, so make rebuilds only what changed (a one-line test edit
+    no longer recompiles the other test files nor re-runs syncconfig for the
+    rewritten net/Kconfig)."""
+    for path, blob in _blobs(tree, list(before)).items():
+        old_blob, mtime = before[path]
+        if blob == old_blob:
+            os.utime(tree / path, ns=(mtime, mtime))

@@ -100,6 +100,31 @@ def test_a_test_edit_rewrites_only_the_test_layer(fake_tree: Path, tmp_path: Pat
     assert (second.path / 'net/core/tests/fake_kunit.c').read_text() == 'int y;\n'
 
 
+def test_a_test_edit_keeps_the_mtime_of_every_file_it_did_not_change(
+        fake_tree: Path, tmp_path: Path) -> None:
+    """The tests layer is redone whole; make must still see only the edited file as new."""
+    patch = tmp_path / '0001-pad.patch'
+    patch.write_text(PATCH)
+    cache = Cache(tmp_path / 'cache')
+    base = tree.user_base(fake_tree)
+    tests = make_tests_dir(tmp_path)
+    (tests / 'other_kunit.c').write_text('int other;\n')
+    first = tree.prepare(cache, base, layers([patch], tests), lambda m: None)
+    t = first.path
+    old = {f: os.stat(t / f).st_mtime_ns - 10**9 for f in
+           ('net/Kconfig', 'net/core/Makefile', 'net/core/tests/other_kunit.c',
+            'net/core/tests/fake_kunit.c')}
+    for f, mtime in old.items():   # as if built a second ago
+        os.utime(t / f, ns=(mtime, mtime))
+    (tests / 'fake_kunit.c').write_text('int y;\n')
+    second = tree.prepare(cache, base, layers([patch], tests), lambda m: None)
+    assert not second.reused
+    after = {f: os.stat(t / f).st_mtime_ns for f in old}
+    assert after['net/core/tests/fake_kunit.c'] > old['net/core/tests/fake_kunit.c']
+    del after['net/core/tests/fake_kunit.c'], old['net/core/tests/fake_kunit.c']
+    assert after == old
+
+
 def test_a_changed_user_tree_is_seen(fake_tree: Path, tmp_path: Path) -> None:
     cache = Cache(tmp_path / 'cache')
     base = tree.user_base(fake_tree)
