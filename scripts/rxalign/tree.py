@@ -303,12 +303,16 @@ def prepare(cache: Cache, base: Base, layers: Sequence[Layer], log: Log) -> Prep
 
 
 def _blobs(tree: Path, paths: Sequence[str]) -> Dict[str, str]:
-    """The blob HEAD has for each of paths (those it has)."""
-    if not paths:
+    """The blob HEAD has for each of paths that is a regular file there (no symlinks:
+    a date put back through one would land on its target).  One ls-tree of the
+    whole tree, filtered here: a base change can name more paths than argv holds."""
+    wanted = set(paths)
+    if not wanted:
         return {}
-    out = _git(tree, 'ls-tree', '-r', '-z', 'HEAD', '--', *paths).stdout
+    out = _git(tree, 'ls-tree', '-r', '-z', 'HEAD').stdout
     entries = (e.split('\t', 1) for e in out.split('\0') if e)
-    return {path: meta.split()[2] for meta, path in entries}
+    return {path: meta.split()[2] for meta, path in entries
+            if path in wanted and meta.split()[0] in ('100644', '100755')}
 
 
 def _blobs_and_mtimes(tree: Path, since: str) -> Dict[str, Tuple[str, int]]:
@@ -316,7 +320,8 @@ def _blobs_and_mtimes(tree: Path, since: str) -> Dict[str, Tuple[str, int]]:
     names = [n for n in _git(tree, 'diff', '--name-only', '-z', since, 'HEAD').stdout.split('\0')
              if n]
     return {path: (blob, (tree / path).stat().st_mtime_ns)
-            for path, blob in _blobs(tree, names).items() if (tree / path).is_file()}
+            for path, blob in _blobs(tree, names).items()
+            if not (tree / path).is_symlink() and (tree / path).is_file()}
 
 
 def _keep_mtimes(tree: Path, before: Dict[str, Tuple[str, int]]) -> None:

@@ -176,3 +176,58 @@ def test_a_dirty_test_tree_is_repaired(fake_tree: Path, tmp_path: Path) -> None:
     assert not second.reused
     assert (second.path / 'net/core/skbuff.c').read_text() == 'int skb_pad = 32;\n'
     assert (second.path / 'net/core/tests/fake_kunit.c').exists()
+
+
+SYMLINK_PATCH = '''From: Dev <dev@example.org>
+Date: Thu, 3 Dec 2026 00:00:00 +0000
+Subject: [PATCH] net: an alias of skbuff.c
+
+---
+diff --git a/net/core/skbuff_alias.c b/net/core/skbuff_alias.c
+new file mode 120000
+--- /dev/null
++++ b/net/core/skbuff_alias.c
+@@ -0,0 +1 @@
++skbuff.c
+\\ No newline at end of file
+-- 
+2.39.5
+'''
+
+
+def test_a_symlink_whose_blob_came_back_does_not_date_back_its_changed_target(
+        fake_tree: Path, tmp_path: Path) -> None:
+    """A layer's symlink is the same after a redo, its target is not: the target
+    must keep the new mtime (utime follows the link), or make keeps objects built
+    from the target's old content."""
+    link = tmp_path / '0001-alias.patch'
+    link.write_text(SYMLINK_PATCH)
+    pad = tmp_path / '0002-pad.patch'
+    pad.write_text(PATCH)
+    cache = Cache(tmp_path / 'cache')
+    base = tree.user_base(fake_tree)
+    tests = make_tests_dir(tmp_path)
+    first = tree.prepare(cache, base, layers([link, pad], tests), lambda m: None)
+    skbuff = first.path / 'net/core/skbuff.c'
+    assert (first.path / 'net/core/skbuff_alias.c').is_symlink()
+    old = skbuff.stat().st_mtime_ns - 10**9
+    os.utime(skbuff, ns=(old, old))   # skbuff.o built (from pad 64) after this
+    pad.write_text(PATCH.replace('64', '128'))
+    second = tree.prepare(cache, base, layers([link, pad], tests), lambda m: None)
+    assert skbuff.read_text() == 'int skb_pad = 128;\n'
+    assert skbuff.stat().st_mtime_ns > old
+
+
+def test_a_user_tree_that_changed_everywhere_is_prepared(fake_tree: Path, tmp_path: Path) -> None:
+    """A --tree checkout moved to another kernel version changes tens of thousands
+    of files: more names than one command line holds (ARG_MAX)."""
+    cache = Cache(tmp_path / 'cache')
+    base = tree.user_base(fake_tree)
+    tests = make_tests_dir(tmp_path)
+    tree.prepare(cache, base, layers([], tests), lambda m: None)
+    deep = fake_tree / 'drivers' / ('d' * 200) / ('e' * 200) / ('f' * 200)
+    deep.mkdir(parents=True)
+    for i in range(os.sysconf('SC_ARG_MAX') // 800 + 1):   # ~800 bytes a name
+        (deep / f'{i:06d}{"g" * 200}.c').write_text(f'int n{i};\n')
+    second = tree.prepare(cache, base, layers([], tests), lambda m: None)
+    assert not second.reused and (second.path / 'drivers').is_dir()
