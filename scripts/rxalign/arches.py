@@ -67,8 +67,8 @@ class Arch:
     def nic_qemu_args(self) -> List[str]:
         """Every NIC on one QEMU hub: the guest's own link, no host network."""
         args: List[str] = []
+        bus = f',bus={self.nic_qdev_bus}' if self.nic_qdev_bus else ''
         for i, nic in enumerate(self.nics):
-            bus = f',bus={self.nic_qdev_bus}' if self.nic_qdev_bus else ''
             args += ['-netdev', f'hubport,id=rxnic{i},hubid=0',
                      '-device', f'{nic.qemu_device},netdev=rxnic{i},mac=52:54:00:12:34:{i + 1:02x}{bus}']
         return args

@@ -274,14 +274,14 @@ def prepare(cache: Cache, base: Base, layers: Sequence[Layer], log: Log) -> Prep
 
     head = _git(tree, 'rev-parse', '-q', '--verify', 'HEAD', check=False).stdout.strip()
     interrupted = (tree / '.git' / 'rebase-apply').exists()
-    if keep == len(wanted) and head == (have[keep - 1][2] if keep else base_commit) \
-            and not interrupted and not _git(tree, 'status', '--porcelain').stdout.strip():
+    clean = not interrupted and not _git(tree, 'status', '--porcelain').stdout.strip()
+    if clean and keep == len(wanted) and head == (have[keep - 1][2] if keep else base_commit):
         return PreparedTree(tree, base, base_commit, head, reused=True)
 
     if interrupted:
         _git(tree, 'am', '--abort', check=False)
     log(f'updating the test tree {tree} ({len(wanted) - keep} layer(s) to apply)')
-    clean = not interrupted and not _git(tree, 'status', '--porcelain').stdout.strip()
+    # Only a clean tree is what HEAD says: then its dates can be kept.
     before = _blobs_and_mtimes(tree, start) if clean and head else {}
     _git(tree, 'reset', '-q', '--hard', start)
     _git(tree, 'clean', '-q', '-fdx')
@@ -320,8 +320,7 @@ def _blobs_and_mtimes(tree: Path, since: str) -> Dict[str, Tuple[str, int]]:
     names = [n for n in _git(tree, 'diff', '--name-only', '-z', since, 'HEAD').stdout.split('\0')
              if n]
     return {path: (blob, (tree / path).stat().st_mtime_ns)
-            for path, blob in _blobs(tree, names).items()
-            if not (tree / path).is_symlink() and (tree / path).is_file()}
+            for path, blob in _blobs(tree, names).items()}
 
 
 def _keep_mtimes(tree: Path, before: Dict[str, Tuple[str, int]]) -> None:
