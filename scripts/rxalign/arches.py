@@ -6,6 +6,8 @@ import dataclasses
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
+from .toolchain import SH_TBIT, Probe
+
 QEMU_CONFIGS = Path(__file__).resolve().parent.parent / 'qemu_configs'
 
 
@@ -53,6 +55,7 @@ class Arch:
     nics: Tuple[Nic, ...] = ()          # --drivers: the NICs its QEMU machine is given
     nic_bus: Tuple[str, ...] = ()       # --drivers: what the machine's bus needs (CONFIG_ names)
     nic_qdev_bus: str = ''              # --drivers: the QEMU bus the NICs plug into, if not the default
+    probes: Tuple[Probe, ...] = ()      # compiler bugs to rule out before building
     policy: str = ''                    # one line for the README and reports
 
     def qemu_config_path(self, kmemleak: bool = False) -> Optional[Path]:
@@ -148,7 +151,7 @@ ARCHES: Tuple[Arch, ...] = (
          policy='NET_IP_ALIGN 2 (generic), 8K pages'),
     Arch(name='sh', kunit_arch='sh', cross_compile='sh4-linux-gnu-',
          packages=_cross('gcc-sh4-linux-gnu', 'qemu-system-misc'),
-         qemu_binary='qemu-system-sh4', kconfig=_PERF,
+         qemu_binary='qemu-system-sh4', kconfig=_PERF, probes=(SH_TBIT,),
          policy='SH-4 r2d: NET_IP_ALIGN 2 (generic)'),
     Arch(name='um', kunit_arch='um', cross_compile='', packages=('gcc',), qemu_binary='',
          policy='UML x86_64: NET_IP_ALIGN 2 (generic: UML does not take x86\'s override)'),

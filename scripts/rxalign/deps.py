@@ -11,6 +11,7 @@ from typing import Callable, Iterable, List, Optional, Sequence
 from .arches import Arch
 from .cli import run_main
 from .exitcodes import Exit, HarnessError
+from .toolchain import check as check_probe
 
 # What every run needs, whatever the arch: the kernel source and its build deps.
 BASE_PACKAGES = ('linux-source-6.12', 'make', 'gcc', 'flex', 'bison', 'bc', 'libelf-dev',
@@ -69,6 +70,12 @@ def check_arch_tools(arch: Arch) -> None:
         if not os.path.exists(fw):
             raise HarnessError(Exit.ENVIRONMENT, f'{arch.name}: QEMU firmware {fw} is '
                                f'missing; apt-get install {pkgs}')
+    for probe in arch.probes:
+        bug = check_probe(probe, arch.cross_compile)
+        if bug:
+            raise HarnessError(Exit.ENVIRONMENT, f'{arch.name}: {bug}; build with a compiler '
+                               'without the bug (put its bin/ first on PATH) or leave '
+                               f'{arch.name} out of --arch')
 
 
 def arch_problem(arch: Arch, log: Callable[[str], None]) -> Optional[HarnessError]:

@@ -1,0 +1,91 @@
+"""Cross compilers known to miscompile the kernel: a probe per bug, run before the build.
+
+A kernel built by a compiler that drops a branch's condition does not fail
+to build: it boots silently and times out, five minutes of build later,
+looking like a QEMU or kernel problem. A probe compiles a few lines shaped
+like the code that goes wrong and reads the machine code, so the run says
+what is wrong before it builds anything.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import List, Optional
+
+PROBES = Path(__file__).resolve().parent.parent / 'probes'
+
+
+@dataclasses.dataclass(frozen=True)
+class Probe:
+    """A C file whose function `function`, at -O2, must contain an instruction
+    matching `must_contain`; `bug` says what it means when it does not."""
+    source: str                 # file name under scripts/probes/
+    function: str
+    must_contain: str           # a regex on one instruction's mnemonic and operands
+    looks_for: str              # what must_contain finds, in words
+    bug: str
+
+    def path(self) -> Path:
+        return PROBES / self.source
+
+
+# Debian 12's sh4-linux-gnu-gcc 12.2.0 deletes the test of a loaded value
+# before a branch and branches on a stale T bit (see scripts/probes/sh_tbit.c).
+SH_TBIT = Probe(
+    source='sh_tbit.c', function='probe_emit', must_contain=r'^tst\s|^cmp/eq\s+#0,',
+    looks_for='test of delay_msec',
+    bug='drops the T-bit test in front of a conditional branch at -O2 (GCC\'s SH '
+        'sh_treg_combine pass), so every kernel it builds is miscompiled: its zImage '
+        'decompressor takes its input for NULL and printk_delay() never returns')
+
+
+def function_body(disassembly: str, function: str) -> Optional[List[str]]:
+    """The instructions (mnemonic and operands) of one function in `objdump -d
+    --no-show-raw-insn` output; None if the function is not there."""
+    body: Optional[List[str]] = None
+    for line in disassembly.splitlines():
+        if re.match(r'^[0-9a-f]+ <(.+)>:$', line):
+            if body is not None:
+                break
+            if line.endswith(f'<{function}>:'):
+                body = []
+            continue
+        if body is None:
+            continue
+        m = re.match(r'^\s*[0-9a-f]+:\s+(\S.*)$', line)
+        if m:
+            body.append(m.group(1).split('!')[0].strip())
+    return body
+
+
+def miscompiled(probe: Probe, disassembly: str) -> bool:
+    """Whether the disassembled probe shows the bug."""
+    body = function_body(disassembly, probe.function)
+    if not body:
+        raise ValueError(f'{probe.function} is not in the disassembly of {probe.source}')
+    return not any(re.search(probe.must_contain, insn) for insn in body)
+
+
+def check(probe: Probe, cross_compile: str) -> Optional[str]:
+    """None if the compiler builds the probe right; else why it cannot be used."""
+    gcc = f'{cross_compile}gcc'
+    with tempfile.TemporaryDirectory(prefix='rxalign-probe-') as tmp:
+        obj = Path(tmp) / 'probe.o'
+        cc = subprocess.run([gcc, '-O2', '-c', '-o', str(obj), str(probe.path())],
+                            capture_output=True, text=True, check=False)
+        if cc.returncode != 0:
+            return f'{gcc} cannot compile {probe.path()}: {cc.stderr.strip()[-300:]}'
+        dis = subprocess.run([f'{cross_compile}objdump', '-d', '--no-show-raw-insn', str(obj)],
+                             capture_output=True, text=True, check=False)
+        if dis.returncode != 0:
+            return f'{cross_compile}objdump failed on the probe: {dis.stderr.strip()[-300:]}'
+    if not miscompiled(probe, dis.stdout):
+        return None
+    version = subprocess.run([gcc, '--version'], capture_output=True, text=True,
+                             check=False).stdout.splitlines()
+    return (f'{version[0] if version else gcc} {probe.bug} (probe: {probe.path()}: '
+            f'{probe.function} has no {probe.looks_for})')

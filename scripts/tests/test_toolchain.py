@@ -1,0 +1,59 @@
+"""The compiler probes: a saved disassembly of each outcome, and the real compiler."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from rxalign import arches, deps, toolchain
+from rxalign.exitcodes import Exit, HarnessError
+
+SAVED = Path(__file__).parent / 'fixtures' / 'toolchain'
+# Debian 12's sh4-linux-gnu-gcc 12.2.0 on scripts/probes/sh_tbit.c: -O2 is
+# the miscompiled code, -O0 (where the faulty pass does not run) a right one.
+BROKEN = (SAVED / 'sh_tbit-gcc12.2-O2.dis').read_text()
+RIGHT = (SAVED / 'sh_tbit-gcc12.2-O0.dis').read_text()
+
+
+def test_the_saved_miscompile_is_caught() -> None:
+    assert toolchain.miscompiled(toolchain.SH_TBIT, BROKEN)
+
+
+def test_code_that_tests_the_value_passes() -> None:
+    assert not toolchain.miscompiled(toolchain.SH_TBIT, RIGHT)
+
+
+def test_the_test_is_found_whatever_register_it_uses() -> None:
+    fixed = BROKEN.replace('bf.s\t26', 'tst\tr9,r9\n  15:\tbf.s\t26')
+    assert not toolchain.miscompiled(toolchain.SH_TBIT, fixed)
+
+
+def test_a_probe_function_missing_from_the_output_is_an_error_not_a_pass() -> None:
+    with pytest.raises(ValueError, match='probe_emit'):
+        toolchain.miscompiled(toolchain.SH_TBIT, BROKEN.replace('<probe_emit>', '<other>'))
+
+
+def test_only_the_probe_function_is_read() -> None:
+    # a tst in a function after the probe must not clear the probe
+    later = BROKEN + '\n00000040 <other>:\n  40:\ttst\tr1,r1\n'
+    assert toolchain.miscompiled(toolchain.SH_TBIT, later)
+
+
+def test_every_probe_source_exists() -> None:
+    for a in arches.ARCHES:
+        for probe in a.probes:
+            assert probe.path().is_file(), probe.source
+
+
+@pytest.mark.skipif(not shutil.which('sh4-linux-gnu-gcc'), reason='no SH cross compiler')
+def test_this_machines_sh_compiler_is_judged_before_any_build() -> None:
+    sh = arches.BY_NAME['sh']
+    bug = toolchain.check(toolchain.SH_TBIT, sh.cross_compile)
+    if bug is None:
+        return          # a compiler without the bug: nothing to refuse
+    with pytest.raises(HarnessError) as err:
+        deps.check_arch_tools(sh)
+    assert err.value.status == Exit.ENVIRONMENT
+    assert 'sh_treg_combine' in err.value.message and 'PATH' in err.value.message
