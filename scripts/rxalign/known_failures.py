@@ -79,13 +79,18 @@ def from_option(path: Optional[Path], suites: Collection[str]) -> List[Rule]:
     return rules
 
 
+def whole_arch(rules: List[Rule], arch: str) -> Optional[Rule]:
+    """The rule, if any, that expects the arch's results to be missing."""
+    return next((r for r in rules if r.covers_arch(arch) and r.name == ANY), None)
+
+
 def apply(verdict: Verdict, rules: List[Rule]) -> Verdict:
     """Mark the known failures of one arch's verdict; returns it."""
     for case in verdict.cases:
         rule = next((r for r in rules if r.covers(verdict.arch, case.name)), None)
         if case.status == CaseStatus.FAIL and rule:
             case.known = rule.reason or rule.origin
-    whole = next((r for r in rules if r.covers_arch(verdict.arch) and r.name == ANY), None)
+    whole = whole_arch(rules, verdict.arch)
     if whole:
         verdict.known = whole.reason or whole.origin
     return verdict

@@ -117,6 +117,31 @@ def test_no_arch_can_run_here_stops_before_the_tree(
     assert not out.exists() and not leftovers(out)
 
 
+@pytest.mark.parametrize('rule, status', [('x86_64: *  # no compiler here', Exit.OK),
+                                          ('riscv: *  # another arch', Exit.ENVIRONMENT)])
+def test_an_arch_expected_not_to_run_is_known_even_alone(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path, rule: str, status: Exit) -> None:
+    """A CI job per arch (ci-templates/) gets a report and exit 0 for an arch
+    the expected file says cannot run, and the rule must name that arch."""
+    def nothing(arch: object) -> None:
+        raise HarnessError(Exit.ENVIRONMENT, 'the compiler miscompiles the probe')
+    monkeypatch.setattr(deps, 'check_arch_tools', nothing)
+    expected = tmp_path / 'expected'
+    expected.write_text(rule + '\n')
+    out = tmp_path / 'out'
+    assert run(monkeypatch, fake_tree, out, 'pass',
+               args=('--arch', 'x86_64', '--expected', str(expected))) == status
+    if status == Exit.OK:
+        data = json.loads((out / 'results.json').read_text())
+        assert data['arches']['x86_64']['status'] == 'known'
+        captured = capsys.readouterr()
+        assert 'known, not gating: the compiler miscompiles' in captured.out
+        assert 'error' not in captured.err
+    else:
+        assert not out.exists()
+
+
 def test_a_rerun_with_nothing_changed_boots_without_building(
         monkeypatch: pytest.MonkeyPatch, fake_tree: Path, cache_root: Path,
         tmp_path: Path) -> None:
