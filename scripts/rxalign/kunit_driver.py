@@ -376,7 +376,9 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
         phases = phases[1:]
     else:
         config_file.unlink(missing_ok=True)
-    stamp_file.unlink(missing_ok=True)
+    if phases[0][0] != 'run':
+        # a build that fails or is cut short leaves no stamp to trust
+        stamp_file.unlink(missing_ok=True)
     for name, verb, cmd, log, limit in phases:
         progress(f'{verb}...')
         if name == 'run':

@@ -153,17 +153,20 @@ def test_a_rerun_with_nothing_changed_boots_without_building(
     assert run(monkeypatch, fake_tree, tmp_path / 'b', 'pass') == Exit.OK
     assert calls()[3:] == ['exec']
     assert 'were not run' in (tmp_path / 'b/x86_64/build.log').read_text()
+    # and the run after it too: a build skipped keeps the stamp that skipped it
+    assert run(monkeypatch, fake_tree, tmp_path / 'b2', 'pass') == Exit.OK
+    assert calls()[4:] == ['exec']
     # a changed source file is a new tree: built again, by make alone while
     # the config inputs are those of the last good build
     (fake_tree / 'net/core/skbuff.c').write_text('int skb_pad = 64;\n')
     assert run(monkeypatch, fake_tree, tmp_path / 'c', 'pass') == Exit.OK
-    assert calls()[4:] == ['make', 'exec']
+    assert calls()[5:] == ['make', 'exec']
     assert 'kunit.py config was not run' in (tmp_path / 'c/x86_64/build.log').read_text()
     # a changed config input: kunit.py configures and builds again
     monkeypatch.setattr(run_kunit, 'SLIM', tmp_path / 'no-slim.config')
     (tmp_path / 'no-slim.config').write_text('# CONFIG_SOUND is not set\n')
     assert run(monkeypatch, fake_tree, tmp_path / 'd', 'pass') == Exit.OK
-    assert calls()[6:] == ['config', 'make', 'exec']
+    assert calls()[7:] == ['config', 'make', 'exec']
 
 
 def test_a_make_that_drops_a_kunitconfig_line_fails_config(
