@@ -42,7 +42,8 @@ class Series:
 # Debian's tree must build and boot first; fixes go to net, and net
 # reaches net-next before the tests that need them.
 SERIES: Tuple[Series, ...] = (
-    Series('tree-fixes', 'nobody: stable backports Debian 12\'s tree needs on some arches',
+    Series('tree-fixes', 'stable and the arch lists: fixes Debian 12\'s tree needs to build or boot '
+           'on some arches (parisc: linux-parisc)',
            debian_only=True),
     Series('net', 'net: the bugs the suite found, with Fixes: tags'),
     Series('net-next', 'net-next: the KUnit suites', tests_dir=TESTS_DIR),
