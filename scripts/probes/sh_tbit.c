@@ -9,22 +9,18 @@
  * on the stale T of "level == -2". A kernel it builds hangs in its first
  * printk() and its zImage decompressor takes its input for NULL.
  *
- * A correct compiler tests delay_msec: rxalign.toolchain looks for that test
- * in probe_emit's disassembly.
+ * A correct compiler tests the register it loaded delay_msec into:
+ * rxalign.toolchain looks for that test in probe_emit's disassembly.
  */
 int delay_msec;
-void probe_mdelay(void);
+void probe_mdelay(int ms);
 int probe_store(int level);
 
 int probe_emit(int level)
 {
 	if (level == -2)
 		level = -1;
-	if (__builtin_expect(delay_msec, 0)) {
-		int m = delay_msec;
-
-		while (m--)
-			probe_mdelay();
-	}
+	if (__builtin_expect(delay_msec, 0))
+		probe_mdelay(delay_msec);
 	return probe_store(level);
 }

@@ -21,12 +21,14 @@ PROBES = Path(__file__).resolve().parent.parent / 'probes'
 
 @dataclasses.dataclass(frozen=True)
 class Probe:
-    """A C file whose function `function`, at -O2, must contain an instruction
-    matching `must_contain`; `bug` says what it means when it does not."""
+    """A C file whose function `function`, built at -O2, must test a value it
+    loaded from memory before branching on it; `bug` says what it means when
+    it does not."""
     source: str                 # file name under scripts/probes/
     function: str
-    must_contain: str           # a regex on one instruction's mnemonic and operands
-    looks_for: str              # what must_contain finds, in words
+    load: str                   # regex: a load, group 1 the register loaded
+    test: str                   # regex: a test of a register, group 1 that register
+    looks_for: str              # what load and test find, in words
     bug: str
 
     def path(self) -> Path:
@@ -36,8 +38,10 @@ class Probe:
 # Debian 12's sh4-linux-gnu-gcc 12.2.0 deletes the test of a loaded value
 # before a branch and branches on a stale T bit (see scripts/probes/sh_tbit.c).
 SH_TBIT = Probe(
-    source='sh_tbit.c', function='probe_emit', must_contain=r'^tst\s|^cmp/eq\s+#0,',
-    looks_for='test of delay_msec',
+    source='sh_tbit.c', function='probe_emit',
+    load=r'^mov\.l\s+@(?:\([^)]*\)|[^,]+),(r\d+)$',
+    test=r'^tst\s+(r\d+),\1$|^cmp/eq\s+#0,(r0)$',
+    looks_for='test of the register delay_msec was loaded into',
     bug='drops the T-bit test in front of a conditional branch at -O2 (GCC\'s SH '
         'sh_treg_combine pass), so every kernel it builds is miscompiled: its zImage '
         'decompressor takes its input for NULL and printk_delay() never returns')
@@ -63,29 +67,39 @@ def function_body(disassembly: str, function: str) -> Optional[List[str]]:
 
 
 def miscompiled(probe: Probe, disassembly: str) -> bool:
-    """Whether the disassembled probe shows the bug."""
+    """Whether the disassembled probe branches without testing what it loaded."""
     body = function_body(disassembly, probe.function)
     if not body:
         raise ValueError(f'{probe.function} is not in the disassembly of {probe.source}')
-    return not any(re.search(probe.must_contain, insn) for insn in body)
+    loaded = {m.group(1) for insn in body if (m := re.search(probe.load, insn))}
+    tested = {next(g for g in m.groups() if g) for insn in body
+              if (m := re.search(probe.test, insn))}
+    return not loaded & tested
 
 
 def check(probe: Probe, cross_compile: str) -> Optional[str]:
-    """None if the compiler builds the probe right; else why it cannot be used."""
+    """None if the compiler builds the probe right; else why it cannot be
+    used, and what to do."""
     gcc = f'{cross_compile}gcc'
     with tempfile.TemporaryDirectory(prefix='rxalign-probe-') as tmp:
         obj = Path(tmp) / 'probe.o'
         cc = subprocess.run([gcc, '-O2', '-c', '-o', str(obj), str(probe.path())],
                             capture_output=True, text=True, check=False)
         if cc.returncode != 0:
-            return f'{gcc} cannot compile {probe.path()}: {cc.stderr.strip()[-300:]}'
+            return (f'{gcc} cannot compile the probe {probe.path()}: '
+                    f'{cc.stderr.strip()[-300:]}; check the compiler')
         dis = subprocess.run([f'{cross_compile}objdump', '-d', '--no-show-raw-insn', str(obj)],
                              capture_output=True, text=True, check=False)
-        if dis.returncode != 0:
-            return f'{cross_compile}objdump failed on the probe: {dis.stderr.strip()[-300:]}'
-    if not miscompiled(probe, dis.stdout):
-        return None
+    try:
+        if dis.returncode == 0 and not miscompiled(probe, dis.stdout):
+            return None
+    except ValueError as e:
+        return f'{cross_compile}objdump output not understood: {e}; check binutils'
+    if dis.returncode != 0:
+        return f'{cross_compile}objdump failed on the probe: {dis.stderr.strip()[-300:]}'
     version = subprocess.run([gcc, '--version'], capture_output=True, text=True,
                              check=False).stdout.splitlines()
     return (f'{version[0] if version else gcc} {probe.bug} (probe: {probe.path()}: '
-            f'{probe.function} has no {probe.looks_for})')
+            f'{probe.function} has no {probe.looks_for}); put a {gcc} without the bug '
+            'first on PATH (a symlink to another GCC for the arch will do), or leave the '
+            'arch out of --arch')

@@ -25,9 +25,15 @@ def test_code_that_tests_the_value_passes() -> None:
     assert not toolchain.miscompiled(toolchain.SH_TBIT, RIGHT)
 
 
-def test_the_test_is_found_whatever_register_it_uses() -> None:
-    fixed = BROKEN.replace('bf.s\t26', 'tst\tr9,r9\n  15:\tbf.s\t26')
-    assert not toolchain.miscompiled(toolchain.SH_TBIT, fixed)
+def test_a_test_of_the_loaded_register_clears_the_compiler() -> None:
+    fixed = BROKEN.replace('bf.s\t16', 'tst\tr4,r4\n   b:\tbf.s\t16')
+    assert fixed != BROKEN and not toolchain.miscompiled(toolchain.SH_TBIT, fixed)
+
+
+def test_a_test_of_another_register_does_not() -> None:
+    # the T the branch reads must come from the value loaded, not any tst
+    other = BROKEN.replace('bf.s\t16', 'tst\tr5,r5\n   b:\tbf.s\t16')
+    assert other != BROKEN and toolchain.miscompiled(toolchain.SH_TBIT, other)
 
 
 def test_a_probe_function_missing_from_the_output_is_an_error_not_a_pass() -> None:
@@ -37,7 +43,7 @@ def test_a_probe_function_missing_from_the_output_is_an_error_not_a_pass() -> No
 
 def test_only_the_probe_function_is_read() -> None:
     # a tst in a function after the probe must not clear the probe
-    later = BROKEN + '\n00000040 <other>:\n  40:\ttst\tr1,r1\n'
+    later = BROKEN + '\n00000040 <other>:\n  40:\tmov.l\t@r4,r4\n  42:\ttst\tr4,r4\n'
     assert toolchain.miscompiled(toolchain.SH_TBIT, later)
 
 
@@ -57,3 +63,16 @@ def test_this_machines_sh_compiler_is_judged_before_any_build() -> None:
         deps.check_arch_tools(sh)
     assert err.value.status == Exit.ENVIRONMENT
     assert 'sh_treg_combine' in err.value.message and 'PATH' in err.value.message
+
+
+def test_unreadable_objdump_output_is_a_message_not_a_crash(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A probe that cannot be judged must not take the other arches down
+    (deps.arch_problem() turns only HarnessError into a verdict)."""
+    fake = tmp_path / 'fake-'
+    for tool, out in (('gcc', 'touch "$4"'), ('objdump', 'echo nothing here')):
+        script = tmp_path / f'fake-{tool}'
+        script.write_text(f'#!/bin/sh\n{out}\n')
+        script.chmod(0o755)
+    msg = toolchain.check(toolchain.SH_TBIT, str(fake))
+    assert msg and 'not understood' in msg and 'probe_emit' in msg
