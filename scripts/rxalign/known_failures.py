@@ -8,7 +8,7 @@ case a rule covers is a known failure (XFAIL): shown, not gating.  A skip
 without a reason is never covered: it is no failure of the kernel but of
 the test.  NAME `*` covers only an arch whose results are missing
 altogether (a known build failure, a boot that never prints): a failure
-in a run that did complete still gates.
+in a run that did complete still gates; it must name its ARCH.
 """
 
 from __future__ import annotations
@@ -59,6 +59,10 @@ def load(path: Path) -> List[Rule]:
 def check(rules: List[Rule], arches: Collection[str], suites: Collection[str]) -> None:
     """Each rule names a known arch and a whole suite of the test module, or `*`."""
     for r in rules:
+        if r.arch == ANY and r.name == ANY:
+            raise ValueError(f'{r.origin}: "*: *" would excuse every arch whose results are '
+                             'missing, a build or boot failure anywhere; name the arch '
+                             '("sh: *")')
         if r.arch != ANY and r.arch not in arches:
             raise ValueError(f'{r.origin}: unknown arch {r.arch!r}; known: '
                              f'{", ".join(sorted(arches))}, or "*"')

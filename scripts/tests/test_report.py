@@ -150,6 +150,17 @@ def test_a_star_rule_covers_missing_results_not_failures(parser: ModuleType,
                              str(d)]) == Exit.TEST_FAILED
 
 
+def test_a_star_rule_must_name_its_arch(parser: ModuleType, tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """`*: *` excused a missing result on every arch: a build that broke
+    everywhere, or every compiler refused, gave exit 0."""
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': 'no_ktap'})
+    known = rules(tmp_path, '*: *  # anything\n')
+    assert report_main.main(['--out', str(tmp_path / 'out'), '--expected', str(known),
+                             str(d)]) == Exit.USAGE
+    assert 'name the arch' in capsys.readouterr().err
+
+
 def test_a_rule_must_name_a_whole_suite_or_case(parser: ModuleType, tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     """Item 5: a one-letter prefix (`x86_64: n`) masked every case."""

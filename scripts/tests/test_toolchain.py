@@ -58,7 +58,7 @@ def test_this_machines_sh_compiler_is_judged_before_any_build() -> None:
     sh = arches.BY_NAME['sh']
     bug = toolchain.check(toolchain.SH_TBIT, sh.cross_compile)
     if bug is None:
-        return          # a compiler without the bug: nothing to refuse
+        pytest.skip('this sh4-linux-gnu-gcc builds the probe right: nothing to refuse')
     with pytest.raises(HarnessError) as err:
         deps.check_arch_tools(sh)
     assert err.value.status == Exit.ENVIRONMENT
