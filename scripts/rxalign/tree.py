@@ -143,6 +143,62 @@ def _init_repo(tree: Path) -> None:
     _git(tree, 'config', 'core.autocrlf', 'false')
 
 
+# What Kbuild writes into a tree built in place (make without O=): a snapshot
+# of a plain directory leaves these out.  The tree's own ignore files are not
+# used for that: Debian's kernel source packages end their top-level
+# .gitignore with "/*" (packaging: ignore everything at the top level), which
+# would leave every source file out.
+BUILD_OUTPUT = (
+    '*.o', '*.o.*', '*.a', '*.ko', '*.mod', '*.mod.c', '*.cmd', '*.d', '*.dwo', '*.order',
+    '*.symvers', '*.su', '*.gcno', '*.lst', '*.tmp', '.tmp_*', '/vmlinux', '/vmlinux.*',
+    '/System.map', '/Module.symvers', '/modules.*', '/.config', '/.config.old', '/.version',
+    '/include/config/', '/include/generated/', '/arch/*/include/generated/', '/.kunit/',
+)
+# What a snapshot must hold for kunit.py to build it.
+KERNEL_MARKERS = ('Makefile', 'tools/testing/kunit/kunit.py')
+
+
+def _snapshot_files(source: Path, repo: Path, env: Dict[str, str]) -> List[str]:
+    """The files of @source that are the kernel: for a git checkout, what git
+    tracks plus untracked files its ignore rules do not name; for a plain
+    directory, every file but BUILD_OUTPUT, whatever its ignore files say."""
+    if source != repo and (source / '.git').exists():
+        out = _git(source, 'ls-files', '-z', '--cached', '--others', '--exclude-standard').stdout
+    else:
+        excludes = repo / '.git' / 'rxalign-build-output'
+        excludes.write_text('\n'.join(BUILD_OUTPUT) + '\n')
+        # no --exclude-standard: only our list, never the tree's .gitignore files
+        out = _git(repo, '--work-tree', str(source), 'ls-files', '-z', '--others',
+                   f'--exclude-from={excludes}', env=env).stdout
+    return [f for f in dict.fromkeys(out.split('\0')) if f and os.path.lexists(source / f)]
+
+
+def _snapshot(repo: Path, source: Path, label: str, exclude: Sequence[str] = ()) -> str:
+    """Commit the kernel files of @source (read, never written) in @repo; the commit id.
+
+    One path for Debian's unpacked tarballs and for a tree the user names."""
+    index = repo / '.git' / 'snapshot.index'
+    index.unlink(missing_ok=True)
+    env = {'GIT_INDEX_FILE': str(index)}
+    files = [f for f in _snapshot_files(source, repo, env)
+             if not any(f == x or f.startswith(x.rstrip('/') + '/') for x in exclude)]
+    # update-index takes paths as they are: no pathspec matching, no ignore rules
+    proc = subprocess.run(['git', '-C', str(repo), '--work-tree', str(source), 'update-index',
+                           '--add', '-z', '--stdin'], input='\0'.join(files) + '\0',
+                          capture_output=True, text=True, env={**os.environ, **env}, check=False)
+    if proc.returncode != 0:
+        raise HarnessError(Exit.INFRA, f'snapshotting {source} failed: {proc.stderr.strip()}')
+    tree_id = _git(repo, 'write-tree', env=env).stdout.strip()
+    index.unlink(missing_ok=True)
+    present = _git(repo, 'ls-tree', '--name-only', tree_id, '--', *KERNEL_MARKERS).stdout.split()
+    missing = [m for m in KERNEL_MARKERS if m not in present]
+    if missing:
+        raise HarnessError(Exit.USAGE, f'the snapshot of {source} has no {", ".join(missing)} '
+                           f'({len(files)} files taken): its git index or ignore rules leave '
+                           'them out; name a tree whose git tracks them, or a plain copy of it')
+    return _git(repo, 'commit-tree', tree_id, '-m', label, env=BASE_IDENTITY).stdout.strip()
+
+
 def _extract_debian(cache: Cache, base: Base, log: Log) -> None:
     """Unpack the tarball into a new tree and commit it; rename only when complete."""
     assert base.tarball is not None
@@ -154,15 +210,18 @@ def _extract_debian(cache: Cache, base: Base, log: Log) -> None:
     log(f'extracting {base.tarball} (once per package version)')
     proc = subprocess.run(['tar', '-xJf', str(base.tarball), '-C', str(tmp),
                            '--strip-components=1'], capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
+    try:
+        if proc.returncode != 0:
+            status = Exit.ENVIRONMENT if 'No space' in proc.stderr else Exit.INFRA
+            raise HarnessError(status, f'extracting {base.tarball} failed: '
+                               f'{proc.stderr.strip()}')
+        _init_repo(tmp)
+        log('committing the pristine tree')
+        commit = _snapshot(tmp, tmp, f'{base.label} (pristine)')
+        _git(tmp, 'reset', '-q', commit)
+    except HarnessError:
         shutil.rmtree(tmp, ignore_errors=True)
-        status = Exit.ENVIRONMENT if 'No space' in proc.stderr else Exit.INFRA
-        raise HarnessError(status, f'extracting {base.tarball} failed: {proc.stderr.strip()}')
-    _init_repo(tmp)
-    log('committing the pristine tree')
-    _git(tmp, 'add', '-A', '-f')
-    _git(tmp, 'commit', '-q', '--no-verify', '-m', f'{base.label} (pristine)', env=BASE_IDENTITY)
-    commit = _git(tmp, 'rev-parse', 'HEAD').stdout.strip()
+        raise
     _git(tmp, 'tag', '-f', 'pristine', commit)
     _write_state(tmp, {'base_key': base.label, 'base_commit': commit, 'layers': []})
     if final.exists():
@@ -175,14 +234,9 @@ def _import_user_tree(tree: Path, base: Base) -> Tuple[str, str]:
     assert base.path is not None
     if not (tree / '.git').exists():
         _init_repo(tree)
-    env = {'GIT_WORK_TREE': str(base.path), 'GIT_INDEX_FILE': str(tree / '.git' / 'base.index')}
-    _git(tree, '--work-tree', str(base.path), 'add', '-A', '--', ':/',
-         *[f':(top,exclude){p}' for p in base.exclude], env=env)
-    tree_id = _git(tree, '--work-tree', str(base.path), 'write-tree', env=env).stdout.strip()
-    commit = _git(tree, 'commit-tree', tree_id, '-m', f'{base.label} (as found)',
-                  env=BASE_IDENTITY).stdout.strip()
+    commit = _snapshot(tree, base.path, f'{base.label} (as found)', base.exclude)
     _git(tree, 'tag', '-f', 'pristine', commit)
-    return tree_id, commit
+    return _git(tree, 'rev-parse', f'{commit}^{{tree}}').stdout.strip(), commit
 
 
 def _wire_tests(tree: Path, tests_dir: Path) -> None:
