@@ -27,6 +27,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from . import tree
 from .cache import Cache, default_root
 from .cli import run_main
+from .kernels import DEFAULT
 from .exitcodes import Exit
 from .paths import REPO
 
@@ -187,8 +188,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return audit(args, args.tree)
     # The state the series starts from: the pristine sources, with the
     # semantic patch the series adds.
-    base = tree.debian_base()
-    prepared = Cache(default_root()).tree(base.base_id)
+    cache = Cache(default_root())
+    base = tree.debian_base(DEFAULT, cache, print)
+    prepared = cache.tree(base.base_id)
     args.label = base.label
     if not (prepared / COCCI).is_file():
         print(f'audit: error: {prepared / COCCI} is missing: run scripts/run-kunit once to '

@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from .kernels import DEFAULT
 from . import arches, series, tree
 from .cache import Cache
 from .cli import run_main
@@ -71,7 +72,7 @@ def _ours(selected: List[arches.Arch], cache: Cache, base: tree.Base, tests: Pat
           jobs: int, out: Path) -> Tuple[float, List[Verdict]]:
     """Tree update + build + boot + verdict for every arch, as run-kunit does it."""
     start = time.monotonic()
-    prepared = tree.prepare(cache, base, series.layers(tests), lambda m: None)
+    prepared = tree.prepare(cache, base, series.layers(tests_dir=tests), lambda m: None)
     settings = RunSettings(tree=prepared.path, cache=cache, base_id=base.base_id,
                            kunitconfigs=[KUNITCONFIG, SLIM], jobs=jobs, timeout=300)
     parser = load_kunit_parser(prepared.path / 'tools/testing/kunit')
@@ -91,7 +92,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     selected = arches.select(args.arch)
     work = Path(tempfile.mkdtemp(prefix='rx-align-bench-'))
     cache = Cache(work / 'cache')
-    base = tree.debian_base()
+    base = tree.debian_base(DEFAULT, cache, print)
     tests = work / 'kunit-tests'
     shutil.copytree(TESTS_DIR, tests)
     ours: Dict[str, float] = {}
@@ -99,7 +100,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     notes: List[str] = []
 
     # Tree preparation is the same for both and done once, before the clock.
-    src = tree.prepare(cache, base, series.layers(tests), print).path
+    src = tree.prepare(cache, base, series.layers(tests_dir=tests), print).path
     print('plain kunit.py, cold', flush=True)
     plain['cold'] = sum(_plain(a, src, work / 'plain' / a.name, args.jobs) for a in selected)
     print('plain kunit.py, no-op', flush=True)

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from .kernels import DEFAULT
 from . import arches, series, tree
 from .cache import Cache, Lock, default_root
 from .cli import run_main
@@ -113,7 +114,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print('compile-test: the series touches no C file under drivers/ or net/')
         return 0
     cache = Cache(default_root())
-    base = tree.debian_base()
+    base = tree.debian_base(DEFAULT, cache, print)
     args.log_dir.mkdir(parents=True, exist_ok=True)
     failed = 0
     built: Dict[str, int] = {f: 0 for f in files}

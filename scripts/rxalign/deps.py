@@ -6,19 +6,28 @@ import os
 import shutil
 import subprocess
 import sys
-from typing import Callable, Iterable, List, Optional, Sequence
+from typing import Callable, Iterable, List, Optional, Sequence, Tuple
 
 from .arches import Arch
 from .cli import run_main
 from .exitcodes import Exit, HarnessError
+from .kernels import Kernel
 from .toolchain import check as check_probe
 
-# What every run needs, whatever the arch: the kernel source and its build deps.
-BASE_PACKAGES = ('linux-source-6.12', 'make', 'gcc', 'flex', 'bison', 'bc', 'libelf-dev',
+# What every run needs, whatever the arch and kernel: the kernel's build deps.
+BASE_PACKAGES = ('make', 'gcc', 'flex', 'bison', 'bc', 'libelf-dev',
                  'libssl-dev', 'ccache', 'git', 'xz-utils', 'perl', 'python3')
 # --debug: a static busybox is the kmemleak /init (scripts/initramfs/kmemleak-init).
 DEBUG_PACKAGES = ('busybox-static',)
 NO_INSTALL_ENV = 'RXALIGN_NO_INSTALL'
+
+
+def kernel_packages(kernel: Optional[Kernel]) -> Tuple[str, ...]:
+    """What brings @kernel's source: its package where the machine's apt carries it;
+    where it does not, what unpacks the one debian_archive.py fetches."""
+    if kernel is None:
+        return ()
+    return ('dpkg', 'tar', 'debian-archive-keyring') if kernel.suites else (kernel.package,)
 
 
 def missing_packages(packages: Iterable[str]) -> List[str]:

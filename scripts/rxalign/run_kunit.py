@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any, List, Optional, Sequence
 
-from . import arches, deps, known_failures, outdir, report, series, tables, tree
+from . import arches, deps, kernels, known_failures, outdir, report, series, tables, tree
 from .cache import Cache, Lock, default_root
 from .cli import run_main
 from .declared import expected_suites, module_functions, read_config
@@ -51,8 +51,12 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                'did not apply, 6 cache busy, 70 internal error, 130 interrupted')
     p.add_argument('--arch', help=f'comma-separated arches, or "all" (default: {default}; '
                    f'known: {names})')
-    p.add_argument('--tree', type=Path, help='use this kernel tree instead of Debian\'s '
-                   'linux-source-6.12; it is read, never modified')
+    p.add_argument('--kernel', metavar='VERSION',
+                   help='which of Debian\'s kernel source packages to test: '
+                        f'{", ".join(k.name for k in kernels.KERNELS)} (default: '
+                        f'{kernels.DEFAULT.name}; --list-kernels says where each comes from)')
+    p.add_argument('--tree', type=Path, help='use this kernel tree instead of a Debian '
+                   'package; it is read, never modified')
     p.add_argument('--patches', type=Path, nargs='+', default=[], metavar='FILE',
                    help='extra patches applied with git am on top of the series and tests')
     p.add_argument('--out', type=Path, help='a new (or empty) results directory '
@@ -80,6 +84,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                    help='build the plain kunitconfig, without scripts/kconfig/slim.config '
                         '(own build dirs; for comparisons)')
     p.add_argument('--list-arches', action='store_true', help='print the arch table and exit')
+    p.add_argument('--list-kernels', action='store_true',
+                   help='print the kernel table and exit')
     return p.parse_args(argv)
 
 
@@ -145,7 +151,20 @@ def with_nics(selected: List[arches.Arch], spec: Optional[str]) -> List[arches.A
     return have
 
 
+def select_kernel(name: str) -> kernels.Kernel:
+    try:
+        return kernels.select(name)
+    except KeyError:
+        raise HarnessError(Exit.ENVIRONMENT, f'--kernel {name!r}: Debian ships no such '
+                           'kernel source package that we know of; known: '
+                           f'{", ".join(k.name for k in kernels.KERNELS)} (add a row to '
+                           'scripts/rxalign/kernels.py for another)') from None
+
+
 def run(args: argparse.Namespace) -> int:
+    kernel = select_kernel(args.kernel or kernels.DEFAULT.name)
+    if args.tree and args.kernel:
+        raise HarnessError(Exit.USAGE, '--tree and --kernel name two trees: give one')
     selected = select_arches(args.arch)
     if args.drivers:
         selected = with_nics(selected, args.arch)
@@ -162,7 +181,8 @@ def run(args: argparse.Namespace) -> int:
         outdir.check_latest(latest)
     run_id = args.run_id or f'local-{stamp}-{secrets.token_hex(3)}'
 
-    deps.ensure_packages(deps.BASE_PACKAGES + (deps.DEBUG_PACKAGES if args.debug else ()), say)
+    deps.ensure_packages(deps.BASE_PACKAGES + deps.kernel_packages(None if args.tree else kernel)
+                         + (deps.DEBUG_PACKAGES if args.debug else ()), say)
     problems = {a.name: p for a in selected if (p := deps.arch_problem(a, say))}
     # Nothing to build: stop here, unless every arch is one the expected
     # file says cannot run (a fan-out job for it must pass, with a report).
@@ -174,8 +194,9 @@ def run(args: argparse.Namespace) -> int:
     with Lock(cache), outdir.Staging(out) as staging:
         partial = staging.path
         mine = [cache.root, out, partial] + ([out.parent] if latest else [])
-        base = tree.user_base(args.tree, mine) if args.tree else tree.debian_base()
-        layers = series.layers(TESTS_DIR, SERIES_DIR, debian=not args.tree)
+        base = (tree.user_base(args.tree, mine) if args.tree
+                else tree.debian_base(kernel, cache, say))
+        layers = series.layers(kernel, TESTS_DIR, SERIES_DIR, debian=not args.tree)
         if args.patches:
             layers.append(tree.Layer('extra', patches=tuple(args.patches)))
         # nothing hidden: the fixes Debian's tree took are named with the tree
@@ -259,6 +280,10 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.list_kernels:
+        for k in kernels.KERNELS:
+            say(f'{k.name:5} {"default" if k.default else "":8} {k.package:18} {k.release}')
+        return 0
     if args.list_arches:
         for a in arches.ARCHES:
             nics = f' NICs: {", ".join(n.qemu_device for n in a.nics)}' if a.nics else ''

@@ -4,6 +4,11 @@ Each series is a directory of `git format-patch` output (0000-cover-letter.patch
 first, which carries no diff).  The KUnit tests are the one series whose
 patch is not stored: the harness commits kunit-tests/ into the test tree
 with kunit-tests/commit-message, and `git format-patch` there mails it.
+
+kernel-patches/<name>/ is based on the newest kernel of kernels.py; on an
+older kernel kernel-patches/for-<kernel>/<name>/ replaces it when it exists
+(the backport, as stable takes it, or no patch at all where the bug is not
+there: its README.md says why).
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from pathlib import Path
 from typing import List, Optional, Tuple
 
 from . import tree
+from .kernels import DEFAULT, NEWEST, Kernel
 from .paths import SERIES_DIR, TESTS_DIR
 
 COVER_LETTER = '0000-cover-letter.patch'
@@ -24,17 +30,22 @@ class Series:
     mailed_to: str                      # the tree and audience, for humans
     tests_dir: Optional[Path] = None    # the patch is kunit-tests/, committed by us
     debian_only: bool = False           # fixes to Debian's tree: a --tree has its own
+    only_on: Tuple[str, ...] = ()       # the kernels it is for, if not every one
 
-    def directory(self, series_dir: Path = SERIES_DIR) -> Path:
-        return series_dir / self.name
+    def directory(self, kernel: Kernel = DEFAULT, series_dir: Path = SERIES_DIR) -> Path:
+        own = series_dir / f'for-{kernel.name}' / self.name
+        return own if kernel != NEWEST and own.is_dir() else series_dir / self.name
 
-    def patches(self, series_dir: Path = SERIES_DIR) -> Tuple[Path, ...]:
-        return tuple(sorted(p for p in self.directory(series_dir).glob('*.patch')
+    def patches(self, kernel: Kernel = DEFAULT,
+                series_dir: Path = SERIES_DIR) -> Tuple[Path, ...]:
+        if self.only_on and kernel.name not in self.only_on:
+            return ()
+        return tuple(sorted(p for p in self.directory(kernel, series_dir).glob('*.patch')
                             if p.name != COVER_LETTER))
 
-    def layer(self, tests_dir: Path = TESTS_DIR, series_dir: Path = SERIES_DIR,
-              debian: bool = True) -> tree.Layer:
-        patches = self.patches(series_dir) if debian or not self.debian_only else ()
+    def layer(self, kernel: Kernel = DEFAULT, tests_dir: Path = TESTS_DIR,
+              series_dir: Path = SERIES_DIR, debian: bool = True) -> tree.Layer:
+        patches = self.patches(kernel, series_dir) if debian or not self.debian_only else ()
         return tree.Layer(self.name, patches=patches,
                           tests_dir=tests_dir if self.tests_dir else None)
 
@@ -47,25 +58,31 @@ SERIES: Tuple[Series, ...] = (
            debian_only=True),
     Series('net', 'net: the bugs the suite found, with Fixes: tags'),
     Series('net-next', 'net-next: the KUnit suites', tests_dir=TESTS_DIR),
-    Series('coccinelle', 'the Coccinelle maintainers: the semantic patch behind the audit'),
-    Series('drivers-rfc', 'net-next, as an RFC: the drivers the semantic patch converts'),
+    # what the tests need of an older kernel's API: for-<kernel>/ only
+    Series('tests-compat', 'nobody: the KUnit tests adapted to an older kernel\'s API, to run '
+           'them there', debian_only=True),
+    # 6.12 only: three of the six drivers are gone in 7.3 (README.md)
+    Series('coccinelle', 'the Coccinelle maintainers: the semantic patch behind the audit',
+           only_on=('6.12',)),
+    Series('drivers-rfc', 'net-next, as an RFC: the drivers the semantic patch converts',
+           only_on=('6.12',)),
 )
 BY_NAME = {s.name: s for s in SERIES}
 DRIVERS = BY_NAME['drivers-rfc']
 
 
-def layers(tests_dir: Path = TESTS_DIR, series_dir: Path = SERIES_DIR,
+def layers(kernel: Kernel = DEFAULT, tests_dir: Path = TESTS_DIR, series_dir: Path = SERIES_DIR,
            debian: bool = True) -> List[tree.Layer]:
     """The stack every job tests, in the order above (@tests_dir: a copy of
     kunit-tests/; @debian: the base is Debian's tree, which takes the tree fixes)."""
-    return [s.layer(tests_dir, series_dir, debian) for s in SERIES]
+    return [s.layer(kernel, tests_dir, series_dir, debian) for s in SERIES]
 
 
-def all_patches(series_dir: Path = SERIES_DIR) -> List[Path]:
+def all_patches(kernel: Kernel = DEFAULT, series_dir: Path = SERIES_DIR) -> List[Path]:
     """What a run applies to Debian's tree, tree fixes included."""
-    return [p for s in SERIES for p in s.patches(series_dir)]
+    return [p for s in SERIES for p in s.patches(kernel, series_dir)]
 
 
-def mailed_patches(series_dir: Path = SERIES_DIR) -> List[Path]:
+def mailed_patches(kernel: Kernel = DEFAULT, series_dir: Path = SERIES_DIR) -> List[Path]:
     """The series as they are mailed, without the tree fixes."""
-    return [p for s in SERIES if not s.debian_only for p in s.patches(series_dir)]
+    return [p for s in SERIES if not s.debian_only for p in s.patches(kernel, series_dir)]

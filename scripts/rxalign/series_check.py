@@ -29,6 +29,7 @@ import tempfile
 from pathlib import Path
 from typing import Counter, List, Optional, Sequence, Tuple
 
+from .kernels import DEFAULT
 from . import series, tree
 from .audit import COCCI
 from .cache import Cache, Lock, default_root
@@ -147,7 +148,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     patches = list(series.DRIVERS.patches())
     files = touched_c_files(patches)
     cache = Cache(default_root())
-    base = tree.debian_base()
+    base = tree.debian_base(DEFAULT, cache, print)
     bad = 0
     try:
         with Lock(cache):

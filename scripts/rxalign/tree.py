@@ -19,11 +19,10 @@ import subprocess
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
+from . import debian_archive
 from .cache import Cache
 from .exitcodes import Exit, HarnessError
-
-DEBIAN_PACKAGE = 'linux-source-6.12'
-DEBIAN_TARBALL = Path('/usr/src/linux-source-6.12.tar.xz')
+from .kernels import Kernel
 
 # Where kunit-tests/ lands in the kernel tree, and how it is hooked into Kbuild.
 TESTS_DEST = 'net/core/tests'
@@ -82,17 +81,12 @@ class PreparedTree:
     reused: bool
 
 
-def debian_base() -> Base:
-    if not DEBIAN_TARBALL.exists():
-        raise HarnessError(Exit.ENVIRONMENT, f'{DEBIAN_TARBALL} is missing: '
-                           f'apt-get install {DEBIAN_PACKAGE}')
-    version = subprocess.run(['dpkg-query', '-W', '-f=${Version}', DEBIAN_PACKAGE],
-                             capture_output=True, text=True, check=False).stdout.strip()
-    if not version:
-        version = 'unpackaged-%d' % int(DEBIAN_TARBALL.stat().st_mtime)
-    safe = re.sub(r'[^\w.+-]', '_', version)
-    return Base(base_id=f'debian-{safe}', label=f'{DEBIAN_PACKAGE} {version}',
-                tarball=DEBIAN_TARBALL)
+def debian_base(kernel: Kernel, cache: Cache, log: Log) -> Base:
+    """Debian's linux-source package of @kernel, fetched if it must be."""
+    tarball = debian_archive.tarball(kernel, cache, log)
+    safe = re.sub(r'[^\w.+-]', '_', tarball.version)
+    return Base(base_id=f'debian-{safe}', label=f'{kernel.package} {tarball.version}',
+                tarball=tarball.path)
 
 
 def user_base(path: Path, ours: Sequence[Path] = ()) -> Base:
@@ -167,9 +161,11 @@ def _snapshot_files(source: Path, repo: Path, env: Dict[str, str]) -> List[str]:
     else:
         excludes = repo / '.git' / 'rxalign-build-output'
         excludes.write_text('\n'.join(BUILD_OUTPUT) + '\n')
-        # no --exclude-standard: only our list, never the tree's .gitignore files
-        out = _git(repo, '--work-tree', str(source), 'ls-files', '-z', '--others',
-                   f'--exclude-from={excludes}', env=env).stdout
+        # no --exclude-standard: only our list, never the tree's .gitignore files;
+        # run from the top of @source, which may hold @repo (a cache in a checkout)
+        out = _git(source, f'--git-dir={repo / ".git"}', '--work-tree', str(source),
+                   'ls-files', '-z', '--others', f'--exclude-from={excludes}',
+                   env=env).stdout
     return [f for f in dict.fromkeys(out.split('\0')) if f and os.path.lexists(source / f)]
 
 
@@ -183,8 +179,9 @@ def _snapshot(repo: Path, source: Path, label: str, exclude: Sequence[str] = ())
     files = [f for f in _snapshot_files(source, repo, env)
              if not any(f == x or f.startswith(x.rstrip('/') + '/') for x in exclude)]
     # update-index takes paths as they are: no pathspec matching, no ignore rules
-    proc = subprocess.run(['git', '-C', str(repo), '--work-tree', str(source), 'update-index',
-                           '--add', '-z', '--stdin'], input='\0'.join(files) + '\0',
+    proc = subprocess.run(['git', '-C', str(source), f'--git-dir={repo / ".git"}',
+                           '--work-tree', str(source), 'update-index', '--add', '-z',
+                           '--stdin'], input='\0'.join(files) + '\0',
                           capture_output=True, text=True, env={**os.environ, **env}, check=False)
     if proc.returncode != 0:
         raise HarnessError(Exit.INFRA, f'snapshotting {source} failed: {proc.stderr.strip()}')

@@ -11,7 +11,7 @@ from typing import Dict
 
 import pytest
 
-from rxalign import arches, run_kunit, series
+from rxalign import arches, kernels, run_kunit, series
 from rxalign.exitcodes import Exit
 
 SCRIPTS = Path(__file__).resolve().parents[1]
@@ -100,8 +100,8 @@ def test_tree_fixes_come_first_and_say_why() -> None:
     tree only; each patch is git format-patch output with a stable-style
     message: the upstream commit it backports, or why none exists."""
     layers = series.layers()
-    assert [layer.name for layer in layers] == ['tree-fixes', 'net', 'net-next', 'coccinelle',
-                                                'drivers-rfc']
+    assert [layer.name for layer in layers] == ['tree-fixes', 'net', 'net-next', 'tests-compat',
+                                                'coccinelle', 'drivers-rfc']
     fixes = list(series.BY_NAME['tree-fixes'].patches())
     assert fixes and list(layers[0].patches) == fixes
     assert not set(fixes) & set(series.mailed_patches())
@@ -134,3 +134,19 @@ def test_every_nic_plugs_into_its_machine(arch: arches.Arch) -> None:
     except subprocess.TimeoutExpired:
         return  # still waiting to start: everything plugged in
     assert proc.returncode == 0, proc.stderr
+
+
+def test_an_older_kernel_takes_its_own_series_where_it_has_one(tmp_path: Path) -> None:
+    """kernel-patches/<series>/ is the newest kernel's; for-<kernel>/<series>/
+    replaces it on an older one, and an empty one means "nothing to apply"."""
+    for d in ('net', 'for-6.1/net', 'for-6.12/net', 'drivers-rfc'):
+        (tmp_path / d).mkdir(parents=True)
+    (tmp_path / 'net/0001-fix.patch').write_text('newest\n')
+    (tmp_path / 'for-6.12/net/0001-fix.patch').write_text('backport\n')
+    (tmp_path / 'drivers-rfc/0001-drv.patch').write_text('6.12 only\n')
+    net = series.BY_NAME['net']
+    names = {k: [p.read_text() for p in net.patches(kernels.BY_NAME[k], tmp_path)]
+             for k in ('6.1', '6.12', '7.3')}
+    assert names == {'6.1': [], '6.12': ['backport\n'], '7.3': ['newest\n']}
+    assert not series.DRIVERS.patches(kernels.BY_NAME['7.3'], tmp_path)
+    assert series.DRIVERS.patches(kernels.BY_NAME['6.12'], tmp_path)

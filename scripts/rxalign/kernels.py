@@ -1,0 +1,47 @@
+"""The kernels Debian ships that the suites run on: one entry per source package.
+
+kernel-patches/<series>/ is based on the newest one (what netdev would
+apply); kernel-patches/for-<name>/<series>/ replaces a series on an older
+kernel (its backport, or nothing where the bug it fixes is not there).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, Tuple
+
+
+@dataclasses.dataclass(frozen=True)
+class Kernel:
+    name: str                    # --kernel, and the for-<name>/ series directory
+    package: str                 # Debian's source package
+    release: str                 # where Debian ships it, for humans and reports
+    # Fetched from these Debian suites through our own apt configuration in the
+    # cache (debian_archive.py); () means the machine's own apt sources carry it.
+    suites: Tuple[str, ...] = ()
+    default: bool = False
+
+    @property
+    def tarball_name(self) -> str:
+        return f'{self.package}.tar.xz'
+
+
+KERNELS: Tuple[Kernel, ...] = (
+    Kernel('6.1', 'linux-source-6.1', 'Debian 12 (bookworm), the kernel it runs'),
+    # The default: the kernel of Debian's stable release (13) and an LTS, and
+    # the one the whole arch matrix and every mutation are measured on.
+    Kernel('6.12', 'linux-source-6.12', 'Debian 12 (bookworm) and 13 (trixie), the kernel 13 '
+           'runs', default=True),
+    Kernel('7.3', 'linux-source-7.3', 'Debian 13 backports (trixie-backports)',
+           suites=('trixie', 'trixie-backports')),
+)
+BY_NAME: Dict[str, Kernel] = {k.name: k for k in KERNELS}
+DEFAULT = next(k for k in KERNELS if k.default)
+NEWEST = KERNELS[-1]     # what kernel-patches/<series>/ is based on
+
+
+def select(name: str) -> Kernel:
+    """The table entry for --kernel NAME; KeyError names the unknown one."""
+    if name not in BY_NAME:
+        raise KeyError(name)
+    return BY_NAME[name]
