@@ -16,9 +16,13 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/netdevice.h>
+#include <linux/perf_event.h>
 #include <linux/skbuff.h>
 #include <linux/utsname.h>
 #include <net/checksum.h>
+#include <net/ipv6.h>
+
+#include <asm/hardirq.h>
 
 static inline const char *rx_arch(void)
 {
@@ -201,6 +205,7 @@ struct rx_tap_seen {
 	enum rx_frame frame;	/* which kind it was */
 	bool head_frag;
 	bool pp_recycle;
+	struct sk_buff *skb;	/* held by a sniffer, for the test to read */
 };
 
 struct rx_tap {
@@ -208,6 +213,7 @@ struct rx_tap {
 	struct completion seen;		/* @want frames arrived */
 	unsigned int want;
 	unsigned int n;
+	bool hold;			/* a sniffer keeps what it records */
 	struct rx_tap_seen frames[RX_TAP_MAX];
 };
 
@@ -267,6 +273,7 @@ static inline void rx_tap_record(struct rx_tap *tap, const struct sk_buff *skb)
 	seen->headroom = seen->mac - (unsigned long)skb->head;
 	seen->head_frag = skb->head_frag;
 	seen->pp_recycle = skb->pp_recycle;
+	seen->skb = tap->hold ? skb : NULL;
 	if (tap->n == tap->want)
 		complete(&tap->seen);
 }
@@ -296,23 +303,32 @@ static inline int rx_tap_sniff(struct sk_buff *skb, struct net_device *dev,
 			       struct packet_type *pt,
 			       struct net_device *orig_dev)
 {
-	rx_tap_record(pt->af_packet_priv, skb);
-	consume_skb(skb);
+	struct rx_tap *tap = pt->af_packet_priv;
+	unsigned int n = tap->n;
+
+	rx_tap_record(tap, skb);
+	/* held: our own reference, which the stack leaves as it was */
+	if (tap->n == n || !tap->frames[n].skb)
+		consume_skb(skb);
 	return NET_RX_SUCCESS;
 }
 
 static inline void rx_tap_del(void *data)
 {
 	struct rx_tap *tap = data;
+	unsigned int i;
 
 	dev_remove_pack(&tap->pt[0]);
 	if (tap->pt[1].func)
 		dev_remove_pack(&tap->pt[1]);
+	for (i = 0; i < tap->n; i++)
+		consume_skb(tap->frames[i].skb);
 }
 
 /*
  * Record our frames on @dev, as the IPv4 and IPv6 handlers get them, or
- * (@sniff) as a packet socket does; complete once @want of them arrived.
+ * (@sniff) as a packet socket does, keeping the skbs; complete once @want
+ * of them arrived.
  */
 static inline struct rx_tap *rx_tap_add(struct kunit *test,
 					struct net_device *dev,
@@ -324,6 +340,7 @@ static inline struct rx_tap *rx_tap_add(struct kunit *test,
 	KUNIT_ASSERT_NOT_NULL(test, tap);
 	init_completion(&tap->seen);
 	tap->want = want;
+	tap->hold = sniff;
 	for (i = 0; i < (sniff ? 1 : 2); i++) {
 		tap->pt[i].type = htons(sniff ? ETH_P_ALL : i ? ETH_P_IPV6 : ETH_P_IP);
 		tap->pt[i].dev = dev;
@@ -334,6 +351,141 @@ static inline struct rx_tap *rx_tap_add(struct kunit *test,
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rx_tap_del, tap),
 			0);
 	return tap;
+}
+
+/* ---- Unaligned-access fixups, counted where the CPU traps ---- */
+
+/*
+ * The CPUs NET_IP_ALIGN is 2 for: a misaligned word load traps into the
+ * kernel's unaligned-access handler, which emulates it.  Elsewhere the
+ * hardware handles it and nothing is counted.
+ */
+#define RX_TRAPS_MISALIGNED (IS_ENABLED(CONFIG_MIPS) || IS_ENABLED(CONFIG_SUPERH) || \
+			     IS_ENABLED(CONFIG_SPARC) || IS_ENABLED(CONFIG_ALPHA) || \
+			     IS_ENABLED(CONFIG_PARISC))
+
+struct rx_fixups {
+	struct perf_event *event;	/* PERF_COUNT_SW_ALIGNMENT_FAULTS */
+};
+
+static inline u64 rx_fixups_read(struct rx_fixups *f)
+{
+#if IS_ENABLED(CONFIG_PERF_EVENTS)
+	u64 enabled, running;
+
+	if (f->event)
+		return perf_event_read_value(f->event, &enabled, &running);
+#endif
+#ifdef CONFIG_PARISC
+	return this_cpu_read(irq_stat.irq_unaligned_count);
+#else
+	return 0;
+#endif
+}
+
+#if IS_ENABLED(CONFIG_PERF_EVENTS)
+static inline void rx_fixups_release(void *event)
+{
+	perf_event_release_kernel(event);
+}
+
+/* Counts this task's alignment traps, kernel mode included. */
+static inline void rx_fixups_perf(struct kunit *test, struct rx_fixups *f)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_ALIGNMENT_FAULTS,
+		.size = sizeof(attr),
+	};
+
+	f->event = perf_event_create_kernel_counter(&attr, -1, current, NULL, NULL);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(f->event),
+			       "perf_event_create_kernel_counter: %pe", f->event);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rx_fixups_release,
+							f->event), 0);
+}
+#else
+static inline void rx_fixups_perf(struct kunit *test, struct rx_fixups *f)
+{
+}
+#endif
+
+/* Why this arch has no fixup counter a test can read, or NULL. */
+static inline const char *rx_fixups_missing(void)
+{
+	if (IS_ENABLED(CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS) || !RX_TRAPS_MISALIGNED)
+		return "the CPU loads unaligned words in hardware: no fixups to count";
+	/* alpha counts into an array private to arch/alpha, and has no perf event */
+	if (IS_ENABLED(CONFIG_ALPHA))
+		return "no counter a test can read: alpha keeps its own in traps.c";
+	if (!IS_ENABLED(CONFIG_PERF_EVENTS) && !IS_ENABLED(CONFIG_PARISC))
+		return "no counter: CONFIG_PERF_EVENTS is not set";
+	return NULL;
+}
+
+/* The fixup counter this arch has, or NULL (rx_fixups_missing() says why). */
+static inline struct rx_fixups *rx_fixups_get(struct kunit *test)
+{
+	struct rx_fixups *f;
+
+	if (rx_fixups_missing())
+		return NULL;
+	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	if (!IS_ENABLED(CONFIG_PARISC))	/* else its per-CPU irq_unaligned_count */
+		rx_fixups_perf(test, f);
+	return f;
+}
+
+/* The fixup counter this arch has, or skip saying why there is none. */
+static inline struct rx_fixups *rx_fixups(struct kunit *test)
+{
+	struct rx_fixups *f = rx_fixups_get(test);
+
+	if (!f)
+		kunit_skip(test, "%s: %s", rx_arch(), rx_fixups_missing());
+	return f;
+}
+
+/*
+ * The first reads ip_rcv() and ipv6_rcv() make of a header at @nh, as the
+ * word loads the CPU does there: the IPv4 header checksum and address
+ * words, IPv6's source address type and payload length.
+ */
+static inline u32 rx_read_ip_header(const void *nh, bool ipv6)
+{
+	const struct ipv6hdr *ip6 = nh;
+	const struct iphdr *ip4 = nh;
+
+	if (ipv6)
+		return ipv6_addr_type(&ip6->saddr) + (__force u16)ip6->payload_len;
+	return ip_fast_csum(ip4, ip4->ihl) + (__force u32)(ip4->saddr ^ ip4->daddr);
+}
+
+/*
+ * Read the header at @nh as the stack does, counting the unaligned-access
+ * fixups it takes where the arch has a counter (@f): none is what the
+ * arch's NET_IP_ALIGN exists for.  One report line per frame.
+ */
+static inline void rx_expect_no_fixups(struct kunit *test, struct rx_fixups *f,
+				       const void *nh, bool ipv6,
+				       const char *what)
+{
+	u64 before, after;
+	u32 sum;
+
+	if (!f)
+		return;
+	preempt_disable();
+	before = rx_fixups_read(f);
+	sum = rx_read_ip_header(nh, ipv6);
+	after = rx_fixups_read(f);
+	preempt_enable();
+	kunit_info(test, "rx_align_fixups: %s: %llu (checksum %u)\n", what,
+		   after - before, sum);
+	KUNIT_EXPECT_EQ_MSG(test, after - before, 0,
+			    "arch %s, %s: reading the IP header as ip_rcv() does took %llu unaligned-access fixup(s)",
+			    rx_arch(), what, after - before);
 }
 
 #endif /* _NET_CORE_TESTS_RX_ALIGN_H */

@@ -190,7 +190,8 @@ static void rx_drivers_suite_exit(struct kunit_suite *suite)
  * The devices exist only once the guest has probed them, so the
  * parameters come from the list suite init made, not from a const table.
  */
-static const void *rx_nic_gen_params(const void *prev, char *desc)
+static const void *rx_nic_gen_params(struct kunit *test, const void *prev,
+				     char *desc)
 {
 	const struct rx_nic *nic = prev ? (const struct rx_nic *)prev + 1 : rx_nics;
 

@@ -21,7 +21,6 @@
 #include <linux/bpf.h>
 #include <linux/dma-mapping.h>
 #include <linux/log2.h>
-#include <linux/perf_event.h>
 #include <linux/netdevice.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -29,7 +28,6 @@
 #include <net/page_pool/helpers.h>
 #include <net/xdp.h>
 #ifdef CONFIG_PARISC
-#include <asm/hardirq.h>
 #endif
 
 #include "rx_align.h"
@@ -302,7 +300,10 @@ static struct sk_buff *rx_napi_build_skb(struct rx_ctx *ctx,
 	return skb;
 }
 
-/* As veth does: the sk_buff comes from the cache in bulk, then the head. */
+/*
+ * As veth does: the sk_buff comes zeroed from the NAPI cache in bulk (in BH
+ * context, as napi_skb_cache_get_bulk() requires), then the head.
+ */
 static struct sk_buff *rx_build_skb_around(struct rx_ctx *ctx,
 					   const struct rx_path *path,
 					   unsigned int len,
@@ -310,16 +311,19 @@ static struct sk_buff *rx_build_skb_around(struct rx_ctx *ctx,
 {
 	void *skb = NULL;
 	void *data;
+	u32 got;
 
 	*size = rx_buf_size(path, len);
 	data = netdev_alloc_frag(*size);
 	if (!data)
 		return NULL;
-	if (xdp_alloc_skb_bulk(&skb, 1, GFP_ATOMIC)) {
+	local_bh_disable();
+	got = napi_skb_cache_get_bulk(&skb, 1);
+	local_bh_enable();
+	if (!got) {
 		skb_free_frag(data);
 		return NULL;
 	}
-	memset(skb, 0, offsetof(struct sk_buff, tail));
 	return rx_build(path, data, build_skb_around(skb, data, *size));
 }
 
@@ -760,80 +764,6 @@ static struct kunit_suite rx_iphdr_suite = {
 
 /* ---- What NET_IP_ALIGN saves: unaligned-access fixups, counted ---- */
 
-/*
- * The CPUs NET_IP_ALIGN is 2 for: a misaligned word load traps into the
- * kernel's unaligned-access handler, which emulates it.  Elsewhere the
- * hardware handles it and nothing is counted.
- */
-#define RX_TRAPS_MISALIGNED (IS_ENABLED(CONFIG_MIPS) || IS_ENABLED(CONFIG_SUPERH) || \
-			     IS_ENABLED(CONFIG_SPARC) || IS_ENABLED(CONFIG_ALPHA) || \
-			     IS_ENABLED(CONFIG_PARISC))
-
-struct rx_fixups {
-	struct perf_event *event;	/* PERF_COUNT_SW_ALIGNMENT_FAULTS */
-};
-
-static u64 rx_fixups_read(struct rx_fixups *f)
-{
-#if IS_ENABLED(CONFIG_PERF_EVENTS)
-	u64 enabled, running;
-
-	if (f->event)
-		return perf_event_read_value(f->event, &enabled, &running);
-#endif
-#ifdef CONFIG_PARISC
-	return this_cpu_read(irq_stat.irq_unaligned_count);
-#else
-	return 0;
-#endif
-}
-
-#if IS_ENABLED(CONFIG_PERF_EVENTS)
-static void rx_fixups_release(void *event)
-{
-	perf_event_release_kernel(event);
-}
-
-/* Counts this task's alignment traps, kernel mode included. */
-static void rx_fixups_perf(struct kunit *test, struct rx_fixups *f)
-{
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_ALIGNMENT_FAULTS,
-		.size = sizeof(attr),
-	};
-
-	f->event = perf_event_create_kernel_counter(&attr, -1, current, NULL, NULL);
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(f->event),
-			       "perf_event_create_kernel_counter: %pe", f->event);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rx_fixups_release,
-							f->event), 0);
-}
-#else
-static void rx_fixups_perf(struct kunit *test, struct rx_fixups *f)
-{
-	kunit_skip(test, "no counter: CONFIG_PERF_EVENTS is not set on %s", rx_arch());
-}
-#endif
-
-/* The fixup counter this arch has, or skip saying why there is none. */
-static struct rx_fixups *rx_fixups(struct kunit *test)
-{
-	struct rx_fixups *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, f);
-	if (IS_ENABLED(CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS) || !RX_TRAPS_MISALIGNED)
-		kunit_skip(test, "%s loads unaligned words in hardware: no fixups to count",
-			   rx_arch());
-	if (IS_ENABLED(CONFIG_PARISC))
-		return f;	/* its per-CPU irq_unaligned_count */
-	/* alpha counts into an array private to arch/alpha, and has no perf event */
-	if (IS_ENABLED(CONFIG_ALPHA))
-		kunit_skip(test, "no counter a test can read: alpha keeps its own in traps.c");
-	rx_fixups_perf(test, f);
-	return f;
-}
-
 /* The control: a deliberately misaligned load must move the counter. */
 static void rx_fixup_control(struct kunit *test)
 {
@@ -886,13 +816,9 @@ static void rx_fixup_frames(struct kunit *test)
 		skb_reset_network_header(skb);
 		if (eth_type_vlan(skb->protocol))
 			skb = skb_vlan_untag(skb);
-		if (skb && skb->protocol == htons(ETH_P_IP)) {
-			sum += ip_fast_csum(ip_hdr(skb), ip_hdr(skb)->ihl);
-			sum += (__force u32)(ip_hdr(skb)->saddr ^ ip_hdr(skb)->daddr);
-		} else if (skb) {
-			sum += ipv6_addr_type(&ipv6_hdr(skb)->saddr);
-			sum += (__force u16)ipv6_hdr(skb)->payload_len;
-		}
+		if (skb)
+			sum += rx_read_ip_header(skb_network_header(skb),
+						 skb->protocol == htons(ETH_P_IPV6));
 		after = rx_fixups_read(f);
 		preempt_enable();
 		if (!skb)	/* skb_vlan_untag() freed it */

@@ -22,6 +22,7 @@
 #include <linux/if_link.h>
 #include <linux/netdevice.h>
 #include <linux/netlink.h>
+#include <linux/random.h>
 #include <linux/rtnetlink.h>
 #include <linux/veth.h>
 #include <net/net_namespace.h>
@@ -113,6 +114,7 @@ struct rx_generic_param {
 	bool nonlinear;		/* the driver built the skb from page frags */
 	enum rx_frame frame;
 	unsigned int len;
+	bool l3;		/* no MAC header: tun (IFF_TUN), ipip, WireGuard */
 };
 
 static const struct rx_generic_param rx_generic_params[] = {
@@ -126,6 +128,16 @@ static const struct rx_generic_param rx_generic_params[] = {
 	  ETH_FRAME_LEN + VLAN_HLEN },
 	{ "frags_prog_nonlinear_ipv4", true, true, RX_IPV4, ETH_FRAME_LEN },
 	{ "frags_prog_nonlinear_ipv6", true, true, RX_IPV6, ETH_FRAME_LEN },
+	/*
+	 * The copy starts at the MAC header: without one, the IP header is
+	 * first, and a pad meant for an Ethernet header would misalign it.
+	 */
+	{ "legacy_prog_l3_linear_ipv4", false, false, RX_IPV4, ETH_DATA_LEN,
+	  .l3 = true },
+	{ "frags_prog_l3_linear_ipv4", true, false, RX_IPV4, ETH_DATA_LEN,
+	  .l3 = true },
+	{ "frags_prog_l3_nonlinear_ipv6", true, true, RX_IPV6, ETH_DATA_LEN,
+	  .l3 = true },
 };
 
 KUNIT_ARRAY_PARAM_DESC(rx_generic, rx_generic_params, name);
@@ -133,34 +145,39 @@ KUNIT_ARRAY_PARAM_DESC(rx_generic, rx_generic_params, name);
 /*
  * A driver's skb as netif_receive_skb() gets it: netdev_alloc_skb_ip_align()
  * with the whole frame, or (@nonlinear) the headers in the head and the
- * rest of the frame in a page fragment.
+ * rest of the frame in a page fragment.  For a device without a MAC
+ * header (@l3) the frame is what follows the Ethernet header, received as
+ * tun does in IFF_TUN mode: behind NET_SKB_PAD, with no NET_IP_ALIGN.
  */
 static struct sk_buff *rx_driver_skb(struct kunit *test, struct net_device *dev,
-				     enum rx_frame frame, unsigned int len,
-				     bool nonlinear)
+				     const struct rx_generic_param *p)
 {
-	unsigned int head = nonlinear ? rx_frame_min(frame) : len;
+	unsigned int skip = p->l3 ? ETH_HLEN : 0;
+	unsigned int len = p->len - skip;
+	unsigned int head = p->nonlinear ? rx_frame_min(p->frame) - skip : len;
 	struct sk_buff *skb;
 	struct page *page;
 	int room;
 	u8 *buf;
 
-	buf = kunit_kmalloc(test, len, GFP_KERNEL);
+	buf = kunit_kmalloc(test, p->len, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
-	rx_fill_frame(buf, frame, len, dev->dev_addr);
-	skb = netdev_alloc_skb_ip_align(dev, head);
+	rx_fill_frame(buf, p->frame, p->len, dev->dev_addr);
+	buf += skip;
+	skb = p->l3 ? netdev_alloc_skb(dev, head) :
+		      netdev_alloc_skb_ip_align(dev, head);
 	KUNIT_ASSERT_NOT_NULL(test, skb);
 	/* what the allocator promised, before the frame goes in */
 	room = skb_tailroom(skb);
 	if (room < head) {
 		kfree_skb(skb);
 		KUNIT_FAIL(test,
-			   "arch %s: netdev_alloc_skb_ip_align(%u): tailroom %d is less than asked",
+			   "arch %s: netdev_alloc_skb(%u): tailroom %d is less than asked",
 			   rx_arch(), head, room);
 		return NULL;
 	}
 	skb_put_data(skb, buf, head);
-	if (nonlinear) {
+	if (p->nonlinear) {
 		page = dev_alloc_page();
 		if (!page) {
 			kfree_skb(skb);
@@ -178,17 +195,24 @@ static void rx_generic_xdp(struct kunit *test)
 	struct bpf_prog *prog = rx_xdp_pass_prog(test, p->frags);
 	struct net_device *dev = rx_dummy_netdev(test);
 	struct sk_buff **skb = rx_skb_ref(test);
-	unsigned long mac, nh;
+	struct rx_fixups *f = rx_fixups_get(test);
+	unsigned long mac, nh, was;
 	u32 act;
 
-	*skb = rx_driver_skb(test, dev, p->frame, p->len, p->nonlinear);
+	*skb = rx_driver_skb(test, dev, p);
 	KUNIT_ASSERT_NOT_NULL(test, *skb);
 
-	/* __netif_receive_skb_core() up to do_xdp_generic() */
-	(*skb)->protocol = eth_type_trans(*skb, dev);
+	/* the driver, then __netif_receive_skb_core() up to do_xdp_generic() */
+	if (p->l3) {
+		skb_reset_mac_header(*skb);
+		(*skb)->protocol = rx_frame_proto(p->frame);
+	} else {
+		(*skb)->protocol = eth_type_trans(*skb, dev);
+	}
 	skb_reset_network_header(*skb);
 	skb_reset_transport_header(*skb);
 	skb_reset_mac_len(*skb);
+	was = (unsigned long)skb_network_header(*skb);
 	rcu_read_lock();
 	local_bh_disable();
 	act = do_xdp_generic(prog, skb);
@@ -210,19 +234,28 @@ static void rx_generic_xdp(struct kunit *test)
 			p->name, (*skb)->len + (nh - mac),
 			mac - (unsigned long)(*skb)->head, mac, nh,
 			(*skb)->head_frag, (*skb)->pp_recycle);
-	KUNIT_EXPECT_GE_MSG(test, skb_headroom(*skb) + ETH_HLEN,
+	KUNIT_EXPECT_GE_MSG(test, mac - (unsigned long)(*skb)->head,
 			    XDP_PACKET_HEADROOM,
 			    "%s: the XDP program got less than XDP_PACKET_HEADROOM",
 			    p->name);
-	rx_expect_nh(test, skb_network_header(*skb), p->name);
+	if (p->l3)
+		/* no policy for a device without a MAC header: keep the driver's */
+		KUNIT_EXPECT_EQ_MSG(test, nh % 4, was % 4,
+				    "arch %s, %s: the driver put the IP header %lu past a 4-byte boundary, the copy %lu past (page offset %lu)",
+				    rx_arch(), p->name, was % 4, nh % 4,
+				    nh & ~PAGE_MASK);
+	else
+		rx_expect_nh(test, skb_network_header(*skb), p->name);
 	rx_expect_shinfo(test, (unsigned long)skb_shinfo(*skb), p->name);
+	rx_expect_no_fixups(test, f, skb_network_header(*skb),
+			    p->frame == RX_IPV6, p->name);
 }
 
 /* ---- xdp_frame -> skb, as cpumap and veth do for redirected frames ---- */
 
 struct rx_frame_param {
 	const char *name;
-	bool bulk;		/* the sk_buff from xdp_alloc_skb_bulk() */
+	bool bulk;		/* the sk_buff from napi_skb_cache_get_bulk() */
 	enum rx_frame frame;
 };
 
@@ -283,10 +316,11 @@ static void rx_xdp_frame_to_skb(struct kunit *test)
 		page_pool_put_full_page(pool, page, false);
 	KUNIT_ASSERT_NOT_NULL(test, xdpf);
 	if (p->bulk) {
-		if (xdp_alloc_skb_bulk(&bulk, 1, GFP_KERNEL))
+		local_bh_disable();
+		if (!napi_skb_cache_get_bulk(&bulk, 1))
 			xdp_return_frame(xdpf);
+		local_bh_enable();
 		KUNIT_ASSERT_NOT_NULL(test, bulk);
-		memset(bulk, 0, offsetof(struct sk_buff, tail));
 		skb = __xdp_build_skb_from_frame(xdpf, bulk, dev);
 	} else {
 		skb = xdp_build_skb_from_frame(xdpf, dev);
@@ -325,8 +359,23 @@ static void rx_xdp_frame_to_skb(struct kunit *test)
 
 /* ---- veth: a real pair, a native XDP program on the receiving end ---- */
 
-#define RX_VETH_TX	"rxalign0"
-#define RX_VETH_RX	"rxalign1"
+/*
+ * Names of our own, so that a device someone else created in the initial
+ * namespace is never taken for ours, nor deleted: the pair is created with
+ * NLM_F_EXCL and deleted through the device found right after.
+ */
+struct rx_veth_names {
+	char tx[IFNAMSIZ];
+	char rx[IFNAMSIZ];
+};
+
+static void rx_veth_names(struct rx_veth_names *names)
+{
+	u32 id = get_random_u32();
+
+	snprintf(names->tx, IFNAMSIZ, "rxa%08xt", id);
+	snprintf(names->rx, IFNAMSIZ, "rxa%08xr", id);
+}
 
 /* The kernel's own answer to an rtnetlink request: 0 or -errno. */
 static int rx_netlink_ack(struct socket *sock)
@@ -355,8 +404,8 @@ static int rx_netlink_ack(struct socket *sock)
 	return err;
 }
 
-/* `ip link add RX_VETH_TX type veth peer name RX_VETH_RX`, from here. */
-static int rx_veth_add(void)
+/* `ip link add TX type veth peer name RX`, from here. */
+static int rx_veth_add(const struct rx_veth_names *names)
 {
 	/* Addressed to the kernel, so rtnetlink checks our capabilities. */
 	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
@@ -379,7 +428,7 @@ static int rx_veth_add(void)
 		goto out;
 	ifm = nlmsg_data(nlh);
 	memset(ifm, 0, sizeof(*ifm));
-	if (nla_put_string(req, IFLA_IFNAME, RX_VETH_TX))
+	if (nla_put_string(req, IFLA_IFNAME, names->tx))
 		goto out;
 	linkinfo = nla_nest_start(req, IFLA_LINKINFO);
 	if (!linkinfo || nla_put_string(req, IFLA_INFO_KIND, "veth"))
@@ -391,7 +440,7 @@ static int rx_veth_add(void)
 	if (!ifm)
 		goto out;
 	memset(ifm, 0, sizeof(*ifm));
-	if (nla_put_string(req, IFLA_IFNAME, RX_VETH_RX))
+	if (nla_put_string(req, IFLA_IFNAME, names->rx))
 		goto out;
 	nla_nest_end(req, peer);
 	nla_nest_end(req, data);
@@ -413,14 +462,12 @@ out:
 	return err;
 }
 
-static void rx_veth_del(void *unused)
+/* Deleting one end deletes the pair. */
+static void rx_veth_del(void *dev)
 {
-	struct net_device *dev;
-
 	rtnl_lock();
-	dev = __dev_get_by_name(&init_net, RX_VETH_TX);
-	if (dev)
-		rtnl_delete_link(dev, 0, NULL);
+	dev_put(dev);	/* under RTNL nothing else can unregister it */
+	rtnl_delete_link(dev, 0, NULL);
 	rtnl_unlock();
 }
 
@@ -451,13 +498,13 @@ static void rx_dev_put(void *dev)
 	dev_put(dev);
 }
 
-static struct net_device *rx_veth_get(struct kunit *test, const char *name)
+static struct net_device *rx_veth_get(struct kunit *test, const char *name,
+				      kunit_action_t *release)
 {
 	struct net_device *dev = dev_get_by_name(&init_net, name);
 
 	KUNIT_ASSERT_NOT_NULL_MSG(test, dev, "%s vanished", name);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rx_dev_put, dev),
-			0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, release, dev), 0);
 	return dev;
 }
 
@@ -505,6 +552,8 @@ static void rx_veth_xdp(struct kunit *test)
 {
 	const struct rx_veth_param *p = test->param_value;
 	struct bpf_prog *prog = rx_xdp_pass_prog(test, false);
+	struct rx_fixups *f = rx_fixups_get(test);
+	struct rx_veth_names names;
 	struct net_device *tx, *rx;
 	struct sk_buff *skb;
 	struct rx_tap_seen *seen;
@@ -512,14 +561,14 @@ static void rx_veth_xdp(struct kunit *test)
 	char what[64];
 	int err;
 
-	err = rx_veth_add();
+	rx_veth_names(&names);
+	err = rx_veth_add(&names);
 	if (err == -EOPNOTSUPP)
 		kunit_skip(test, "no veth driver: CONFIG_VETH is not set");
-	KUNIT_ASSERT_EQ_MSG(test, err, 0, "creating a veth pair: %d", err);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rx_veth_del,
-							NULL), 0);
-	tx = rx_veth_get(test, RX_VETH_TX);
-	rx = rx_veth_get(test, RX_VETH_RX);
+	KUNIT_ASSERT_EQ_MSG(test, err, 0, "creating the veth pair %s: %d",
+			    names.tx, err);
+	tx = rx_veth_get(test, names.tx, rx_veth_del);
+	rx = rx_veth_get(test, names.rx, rx_dev_put);
 
 	rtnl_lock();
 	err = dev_open(rx, NULL) ?: dev_open(tx, NULL);
@@ -527,7 +576,7 @@ static void rx_veth_xdp(struct kunit *test)
 	KUNIT_ASSERT_EQ_MSG(test, err, 0, "bringing the pair up: %d", err);
 	err = rx_xdp_setup(rx, prog);
 	KUNIT_ASSERT_EQ_MSG(test, err, 0, "attaching XDP to %s: %d",
-			    RX_VETH_RX, err);
+			    names.rx, err);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rx_xdp_detach,
 							rx), 0);
 	/* Sniff: on a head a clone faults on, ip_rcv() would crash first. */
@@ -541,7 +590,7 @@ static void rx_veth_xdp(struct kunit *test)
 	KUNIT_ASSERT_TRUE_MSG(test,
 			      wait_for_completion_timeout(&tap->seen, HZ),
 			      "%s: nothing reached the stack on %s", p->name,
-			      RX_VETH_RX);
+			      names.rx);
 
 	seen = &tap->frames[0];
 	rx_report_frame(test, "veth_xdp", p->name, seen->len,
@@ -554,6 +603,8 @@ static void rx_veth_xdp(struct kunit *test)
 	snprintf(what, sizeof(what), "veth XDP, %s", p->name);
 	rx_expect_nh(test, (void *)seen->nh, what);
 	rx_expect_shinfo(test, seen->shinfo, what);
+	rx_expect_no_fixups(test, f, (void *)seen->nh, seen->frame == RX_IPV6,
+			    what);
 }
 
 static struct kunit_case rx_xdp_cases[] = {

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import importlib
+import inspect
 import io
 import json
 import os
@@ -85,6 +86,39 @@ def build_env(cache: Cache) -> Dict[str, str]:
     return env
 
 
+TCG_ONLY = """#!{python}
+# Written by rx-align: {real} in TCG only.  kunit.py of newer trees (7.3)
+# asks for "-accel kvm -accel hvf -accel tcg"; where /dev/kvm exists but
+# nested KVM hangs, the guest then never prints.  The same arguments
+# without the kvm and hvf accelerators.
+import os
+import sys
+
+args = sys.argv[1:]
+keep = [a for i, a in enumerate(args)
+        if not (a == '-accel' and i + 1 < len(args) and args[i + 1].split(',')[0] in ('kvm', 'hvf'))
+        and not (i > 0 and args[i - 1] == '-accel' and a.split(',')[0] in ('kvm', 'hvf'))]
+os.execv({real!r}, [{real!r}] + keep)
+"""
+
+
+def tcg_only(arch: Arch, cache: Cache, env: Dict[str, str]) -> None:
+    """Put a wrapper for the arch's QEMU first on @env's PATH that keeps it in TCG."""
+    real = shutil.which(arch.qemu_binary, path=env.get('PATH')) if arch.qemu_binary else None
+    if not real:
+        return
+    wrappers = cache.root / 'tcg-only'
+    wrappers.mkdir(parents=True, exist_ok=True)
+    wrapper = wrappers / arch.qemu_binary
+    text = TCG_ONLY.format(python=sys.executable, real=real)
+    if not wrapper.is_file() or wrapper.read_text() != text:
+        tmp = wrapper.with_suffix('.tmp')
+        tmp.write_text(text)
+        tmp.chmod(0o755)
+        os.replace(tmp, wrapper)
+    env['PATH'] = f'{wrappers}:{env.get("PATH", "")}'
+
+
 def kunit_args(arch: Arch, s: RunSettings, build_dir: Path, kmemleak: bool = False) -> List[str]:
     """Arguments every kunit.py subcommand gets, so config and build agree."""
     args = [f'--build_dir={build_dir}']
@@ -125,7 +159,13 @@ def load_kunit_parser(kunit_tools: Path) -> ModuleType:
     """The tree's own KTAP parser, with its terminal output silenced."""
     parser = kunit_tool(kunit_tools, 'kunit_parser')
     printer = kunit_tool(kunit_tools, 'kunit_printer')
-    parser.stdout = printer.Printer(io.StringIO())  # type: ignore[attr-defined]
+    quiet = printer.Printer(output=io.StringIO())
+    parser.stdout = quiet  # type: ignore[attr-defined]
+    run_tests = parser.parse_run_tests
+    if 'printer' in inspect.signature(run_tests).parameters:
+        # newer trees (7.3) take the printer as an argument: one call shape for all
+        parser.parse_run_tests = (  # type: ignore[attr-defined]
+            lambda lines: run_tests(lines, quiet))
     return parser
 
 
@@ -331,6 +371,7 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
     kmemleak = s.kmemleak and arch.kmemleak_qemu_config is not None
     common = kunit_args(arch, s, build_dir, kmemleak)
     env = build_env(s.cache)
+    tcg_only(arch, s.cache, env)
     build_log = out_dir / 'build.log'
     build_log.write_text('')
     result = ArchRun(arch=arch.name, build_log=build_log, kmemleak=kmemleak,
