@@ -258,7 +258,7 @@ static inline enum rx_frame rx_frame_kind(const struct sk_buff *skb,
 	return ntohs(ip4->id) == RX_VLAN_IPV4 ? RX_VLAN_IPV4 : RX_IPV4;
 }
 
-static inline void rx_tap_record(struct rx_tap *tap, const struct sk_buff *skb)
+static inline void rx_tap_record(struct rx_tap *tap, struct sk_buff *skb)
 {
 	struct rx_tap_seen *seen;
 
