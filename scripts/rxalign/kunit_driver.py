@@ -27,6 +27,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 from .arches import Arch
 from .cache import Cache
 from .console import RESULT as RESULT_LINE, PANIC as PANIC_LINE, TIMESTAMP
+from .fmt import seconds as fmt_seconds
 from .paths import KMEMLEAK_INIT
 
 Progress = Callable[[str], None]
@@ -63,11 +64,6 @@ class RunSettings:
     kmemleak: bool = False                  # --debug: scan for leaks where the arch can
     idle_timeout: float = 60.0              # stop a guest silent this long, as hung
     drivers: bool = False                   # --drivers: the arch's NICs, their drivers built
-
-
-def fmt_seconds(s: float) -> str:
-    m, sec = divmod(int(s), 60)
-    return f'{m}m{sec:02d}s' if m else f'{sec}s'
 
 
 def build_env(cache: Cache) -> Dict[str, str]:

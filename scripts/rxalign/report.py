@@ -21,7 +21,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from . import report_html, tables
 from .exitcodes import Exit, HarnessError
-from .kunit_driver import fmt_seconds
+from .fmt import seconds as fmt_seconds
 from .results import ArchStatus, FrameVerdict, Problem, Results, RunMeta, Verdict
 
 REPORT_FILES = ('report.md', 'report.html', 'junit.xml', 'results.json', 'kcidb.json')

@@ -15,7 +15,7 @@ from typing import Dict, List, Mapping, Optional, Tuple
 
 from . import tables
 from .exitcodes import Exit
-from .kunit_driver import fmt_seconds
+from .fmt import seconds as fmt_seconds
 from .results import ArchStatus, Case, CaseStatus, Results, Verdict
 
 Links = Mapping[str, Mapping[str, str]]     # arch -> log file name -> href relative to the page

@@ -20,7 +20,8 @@ from .cache import Cache, Lock, default_root
 from .cli import run_main
 from .declared import expected_suites, module_functions, read_config
 from .exitcodes import Exit, HarnessError
-from .kunit_driver import RunSettings, fmt_seconds, load_kunit_parser, run_arch
+from .fmt import seconds as fmt_seconds
+from .kunit_driver import RunSettings, load_kunit_parser, run_arch
 from .paths import DEBUG, DRIVERS, KUNITCONFIG, SERIES_DIR, SLIM, TESTS_DIR
 from .results import ArchStatus, Problem, Results, RunMeta, Verdict
 from .verdict import judge
