@@ -19,7 +19,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from . import report_html, tables
+from . import fmt, report_html, tables
 from .exitcodes import Exit, HarnessError
 from .fmt import seconds as fmt_seconds
 from .results import ArchStatus, FrameVerdict, Problem, Results, RunMeta, Verdict
@@ -385,5 +385,4 @@ def terminal_table(results: Results) -> str:
         rows.append((arch, v.status.value, str(c['PASS']), str(c['FAIL'] + c['CRASH']),
                      str(c['SKIP']), str(c['MISSING']), fmt_seconds(s.get('build', 0)),
                      f'{s.get("run", 0)}s'))
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return '\n'.join('  '.join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)
+    return fmt.columns(rows)

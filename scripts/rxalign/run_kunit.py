@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any, List, Optional, Sequence
 
-from . import arches, deps, known_failures, outdir, report, series, tables, tree
+from . import arches, deps, fmt, known_failures, outdir, report, series, tables, tree
 from .cache import Cache, Lock, default_root
 from .cli import run_main
 from .declared import expected_suites, module_functions, read_config
@@ -261,9 +261,9 @@ def run(args: argparse.Namespace) -> int:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     if args.list_arches:
-        for a in arches.ARCHES:
-            nics = f' NICs: {", ".join(n.qemu_device for n in a.nics)}' if a.nics else ''
-            say(f'{a.name:12} {"default" if a.default else "":8} {a.policy}{nics}')
+        say(fmt.columns([('arch', 'default', 'policy', 'NICs (--drivers)')] + [
+            (a.name, 'default' if a.default else '', a.policy,
+             ', '.join(n.qemu_device for n in a.nics)) for a in arches.ARCHES]))
         return 0
     return run_main(PROG, lambda: run(args), 'interrupted; the partial results were removed, '
                     'the next run starts clean')
