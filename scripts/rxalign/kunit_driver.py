@@ -48,6 +48,7 @@ class ArchRun:
     build_log: Optional[Path] = None
     kmemleak: bool = False               # /init scans for leaks after the suites
     config: Optional[Path] = None        # the .config the kernel was built with
+    reused: bool = False                 # the build stamp matched: neither configured nor built
 
 
 @dataclasses.dataclass(frozen=True)
@@ -364,6 +365,7 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
                              'inputs and the compiler are those of the last good build, so '
                              'kunit.py config and make were not run\n')
         result.seconds.update(config=0.0, build=0.0)
+        result.reused = True
         phases = phases[2:]
     elif built and config_file.is_file() and config_file.read_text() == config:
         build_log.write_text(f'config stamp {config} matches {config_file}: only the tree '
