@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import json
+from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 from .exitcodes import Exit
@@ -468,3 +470,24 @@ class Results:
                 raise ValueError(f'{where}: the verdict filed under {name} is {verdict.arch}\'s')
             arches[name] = verdict
         return cls(runs=metas, arches=arches)
+
+
+def read_dir(d: Path) -> Tuple[Results, Dict[str, str]]:
+    """One results directory -> its Results, and the statuses its file claims."""
+    path = d / 'results.json'
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise ValueError(f'{path}: not a results file of run-kunit ({e})') from e
+    results = Results.from_json(data, str(path))
+    for v in results.arches.values():
+        # logs are stored relative to the directory (older results: absolute)
+        for key, log in v.logs.items():
+            if not Path(log).is_absolute():
+                v.logs[key] = str(d / log)
+                if v.problem:
+                    v.problem = Problem(v.problem.status,
+                                        v.problem.cause.replace(f'(see {log})',
+                                                                f'(see {v.logs[key]})'))
+    claimed = {a: str(v.get('status', '')) for a, v in data['arches'].items()}
+    return results, claimed

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any, List, Optional, Sequence
 
-from . import arches, deps, fmt, known_failures, outdir, report, series, tables, tree
+from . import arches, baseline, deps, fmt, known_failures, outdir, report, series, tables, tree
 from .cache import Cache, Lock, default_root
 from .cli import run_main
 from .declared import expected_suites, module_functions, read_config
@@ -80,6 +80,11 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument('--no-slim', action='store_true',
                    help='build the plain kunitconfig, without scripts/kconfig/slim.config '
                         '(own build dirs; for comparisons)')
+    p.add_argument('--baseline', metavar='DIR',
+                   help='mark what changed since this results directory (new-fail, fixed, '
+                        'changed, new, gone); never changes the exit status (default: the '
+                        'previous run of the same tree base and arches in kunit-results/; '
+                        '"none": no comparison)')
     p.add_argument('--list-arches', action='store_true', help='print the arch table and exit')
     return p.parse_args(argv)
 
@@ -156,6 +161,7 @@ def run(args: argparse.Namespace) -> int:
         raise HarnessError(Exit.USAGE, '--jobs, --timeout and --idle-timeout take a positive '
                            'number')
     known = known_failures.from_option(args.expected, expected_suites(TESTS_DIR))
+    since = baseline.Option.parse(args.baseline)
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime('%Y%m%d-%H%M%S')
     out = outdir.check(args.out or RESULTS / stamp)
     latest = None if args.out else out.parent / 'latest'
@@ -242,7 +248,8 @@ def run(args: argparse.Namespace) -> int:
         for v in verdicts:
             report.atomic_write(partial / v.arch / 'verdict.json',
                                 json.dumps(v.to_json(), indent=1) + '\n')
-        report.write_all(partial, results)
+        comparison = since.compare(results, RESULTS)
+        report.write_all(partial, results, comparison=comparison)
         staging.commit()
     if latest:
         outdir.point_latest(latest, out)
@@ -250,6 +257,8 @@ def run(args: argparse.Namespace) -> int:
     say(report.terminal_table(results))
     say('')
     say(f'results: {out}/report.md (also report.html, junit.xml, results.json, kcidb.json)')
+    if comparison:
+        say(f'{comparison.summary()} ({comparison.where})')
     for v in verdicts:
         if v.status == ArchStatus.KNOWN:
             say(f'{PROG}: known, not gating: {v.cause}')
