@@ -472,7 +472,7 @@ def _changes(comparison: Optional[Comparison]) -> str:
     n = len(comparison.cells)
     if n:
         out.append(f'<p class="legend">{n} offset cell(s) changed: marked in the grids '
-                   'above.</p>')
+                   'below.</p>')
     out.append('</section>\n')
     return '\n'.join(out)
 
