@@ -24,7 +24,8 @@ from . import arches, series, tree
 from .cache import Cache, Lock, default_root
 from .cli import run_main
 from .exitcodes import Exit, HarnessError
-from .kunit_driver import build_env, fmt_seconds
+from .fmt import seconds as fmt_seconds
+from .kunit_driver import build_env
 
 def touched_c_files(patches: List[Path]) -> List[str]:
     files: List[str] = []

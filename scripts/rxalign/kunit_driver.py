@@ -28,6 +28,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 from .arches import Arch
 from .cache import Cache
 from .console import RESULT as RESULT_LINE, PANIC as PANIC_LINE, TIMESTAMP
+from .fmt import seconds as fmt_seconds
 from .paths import KMEMLEAK_INIT
 
 Progress = Callable[[str], None]
@@ -48,6 +49,7 @@ class ArchRun:
     build_log: Optional[Path] = None
     kmemleak: bool = False               # /init scans for leaks after the suites
     config: Optional[Path] = None        # the .config the kernel was built with
+    reused: bool = False                 # the build stamp matched: neither configured nor built
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,11 +66,6 @@ class RunSettings:
     kmemleak: bool = False                  # --debug: scan for leaks where the arch can
     idle_timeout: float = 60.0              # stop a guest silent this long, as hung
     drivers: bool = False                   # --drivers: the arch's NICs, their drivers built
-
-
-def fmt_seconds(s: float) -> str:
-    m, sec = divmod(int(s), 60)
-    return f'{m}m{sec:02d}s' if m else f'{sec}s'
 
 
 def build_env(cache: Cache) -> Dict[str, str]:
@@ -409,6 +406,7 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
                              'inputs and the compiler are those of the last good build, so '
                              'kunit.py config and make were not run\n')
         result.seconds.update(config=0.0, build=0.0)
+        result.reused = True
         phases = phases[2:]
     elif built and config_file.is_file() and config_file.read_text() == config:
         build_log.write_text(f'config stamp {config} matches {config_file}: only the tree '

@@ -17,11 +17,10 @@ import tempfile
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
-from . import report
 from .cli import run_main
 from .exitcodes import Exit
 from .paths import MUTATION_PATCHES, REPO
-from .results import CaseStatus, Results, Verdict
+from .results import CaseStatus, Results, Verdict, read_dir
 
 HERE = REPO / 'scripts'
 PATCHES = MUTATION_PATCHES
@@ -130,7 +129,7 @@ def _run_kunit(arches: str, out: Path, patch: Optional[Path],
     proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                           check=False)
     try:
-        results: Optional[Results] = report.read(out)[0]
+        results: Optional[Results] = read_dir(out)[0]
     except ValueError:
         results = None
     return proc.returncode, results, proc.stderr.strip()

@@ -13,11 +13,10 @@ import tempfile
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from . import report
 from .cli import run_main
 from .exitcodes import Exit
 from .paths import REPO
-from .results import Results
+from .results import Results, read_dir
 
 HERE = REPO / 'scripts'
 
@@ -44,7 +43,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if args.arch:
             cmd += ['--arch', args.arch]
         status = subprocess.run(cmd, stdout=subprocess.DEVNULL, check=False).returncode
-        results = report.read(work / str(i))[0]
+        results = read_dir(work / str(i))[0]
         fp = fingerprint(results)
         counts = ', '.join(f'{a}={v[0]}/{len(v[1])}' for a, v in fp.items())
         same = first is None or fp == first

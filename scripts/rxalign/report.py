@@ -19,10 +19,11 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from . import report_html, tables
+from . import baseline, fmt, ktap_index, report_html, tables
 from .exitcodes import Exit, HarnessError
-from .kunit_driver import fmt_seconds
-from .results import ArchStatus, FrameVerdict, Problem, Results, RunMeta, Verdict
+from .report_html import Links
+from .results import (ArchStatus, Case, CaseStatus, FrameVerdict, Problem, Results, RunMeta,
+                      Verdict)
 
 REPORT_FILES = ('report.md', 'report.html', 'junit.xml', 'results.json', 'kcidb.json')
 
@@ -31,18 +32,6 @@ def atomic_write(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + '.tmp')
     tmp.write_text(text)
     os.replace(tmp, path)
-
-
-def read(d: Path) -> Tuple[Results, Dict[str, str]]:
-    """One results directory -> its Results, and the statuses its file claims."""
-    path = d / 'results.json'
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError) as e:
-        raise ValueError(f'{path}: not a results file of run-kunit ({e})') from e
-    results = Results.from_json(data, str(path))
-    claimed = {a: str(v.get('status', '')) for a, v in data['arches'].items()}
-    return results, claimed
 
 
 def merge(parts: Sequence[Tuple[Path, Results]], run_id: str = '',
@@ -95,10 +84,16 @@ def _md(text: str) -> str:
     return text.replace('|', '\\|').replace('\n', ' ')
 
 
-def _md_cell(m: tables.Matrix, row: tables.Row, arch: str) -> str:
+def _md_link(text: str, href: str) -> str:
+    return f'[{text}]({href})' if href else text
+
+
+def _md_cell(m: tables.Matrix, row: tables.Row, arch: str,
+             comparison: Optional[baseline.Comparison]) -> str:
     cell = m.cell(row, arch)
+    change = comparison.cell(m.title, row, arch) if comparison else None
     if not cell.frames:
-        return '—'
+        return f'{change.kind.value} (was {_md(change.before)})' if change else '—'
     seen = cell.seen
     parts = []
     for s in seen:
@@ -117,44 +112,63 @@ def _md_cell(m: tables.Matrix, row: tables.Row, arch: str) -> str:
         if len(m.classes(row)) > 1:
             said += ' (' + ', '.join(k.value for k in cell.classes) + ')'
         text = f'{said}: {text}'
+    if change:
+        text += f' **{change.kind.value}**' + (f' (was {change.before})' if change.before else '')
     return _md(text)
 
 
-def _md_matrix(m: tables.Matrix) -> List[str]:
+def _md_matrix(m: tables.Matrix, results: Results, rows: Sequence[tables.Row],
+               comparison: Optional[baseline.Comparison]) -> List[str]:
     driver = m.title == 'driver'
     heads = [m.title] + (['class'] if driver else []) + ['frame']
-    for arch in m.arches:
-        want = m.wanted[arch]
-        heads.append(f'{arch} (IP at {want})' if want is not None else f'{arch} (no facts)')
+    heads += [tables.align_head(a, results.arches.get(a)) for a in m.arches]
     out = ['| ' + ' | '.join(_md(h) for h in heads) + ' |', '|---' * len(heads) + '|']
     last = ''
-    for row in m.rows:
+    for row in rows:
         name = row[0]
         lead = [_md(name) if name != last else '']
         if driver:
             lead.append(', '.join(k.value for k in m.classes(row)) or '?')
         last = name
         out.append('| ' + ' | '.join(lead + [_md(row[1])]
-                                     + [_md_cell(m, row, a) for a in m.arches]) + ' |')
+                                     + [_md_cell(m, row, a, comparison) for a in m.arches])
+                   + ' |')
     return out
 
 
-def _md_measured(results: Results) -> List[str]:
+def _md_grid(m: tables.Matrix, results: Results,
+             comparison: Optional[baseline.Comparison]) -> List[str]:
+    """The rows that differ, then the whole grid behind a <details>."""
+    rows = baseline.shown_rows(m, comparison)
+    out = [f'{len(rows)} of {len(m.rows)} rows differ (a frame off, arches that disagree'
+           + (f', or a change since {comparison.run_id}' if comparison else '') + ').', '']
+    if rows:
+        out += _md_matrix(m, results, rows, comparison) + ['']
+    gone = baseline.gone_rows(m, comparison)
+    if gone:
+        out += [f'Gone since {comparison.run_id if comparison else "?"}: '
+                + ', '.join(f'{r[0]} {r[1]}' for r in gone), '']
+    out += [f'<details><summary>The full grid: {len(m.rows)} rows</summary>', '']
+    out += _md_matrix(m, results, m.rows, comparison) + ['', '</details>', '']
+    return out
+
+
+def _md_measured(results: Results, comparison: Optional[baseline.Comparison]) -> List[str]:
     paths, drivers = tables.paths(results), tables.drivers(results)
     malformed = [(a, x) for a, v in results.arches.items() for x in v.malformed_frames]
     if not paths and not drivers and not malformed:
         return []
     out = ['## Where the frame lands (rx_align_frame)', '',
            'Each cell: headroom / IP header mod 4 / MAC header offset in its cache line, in '
-           'bytes (frame lengths when they differ). Under each arch, where its NET_IP_ALIGN '
-           'puts the IP header: (NET_IP_ALIGN + 14) % 4; ✗ marks a frame whose IP header '
-           'is not there.', '']
+           'bytes (frame lengths when they differ). Each arch wants the IP header '
+           '(NET_IP_ALIGN + 14) % 4 past a 4-byte boundary, its NET_IP_ALIGN named in the '
+           'column head; ✗ marks a frame whose IP header is not there.', '']
     if paths:
-        out += ['### Receive paths', ''] + _md_matrix(paths) + ['']
+        out += ['### Receive paths', ''] + _md_grid(paths, results, comparison)
     if drivers:
         out += ['### Drivers', '', 'Class: how the driver places the frame (ip_align, copy, '
                 'hw, none); the verdict is the drivers suite\'s (recorded: measured, not '
-                'judged).', ''] + _md_matrix(drivers) + ['']
+                'judged).', ''] + _md_grid(drivers, results, comparison)
     if malformed:
         out += [f'{len(malformed)} rx_align_frame: line(s) could not be read:', '']
         out += [f'- {a}, `{x.case}`: `{x.line}` ({x.why})' for a, x in malformed]
@@ -162,30 +176,116 @@ def _md_measured(results: Results) -> List[str]:
     return out
 
 
-def markdown(results: Results) -> str:
+def _md_changes(comparison: Optional[baseline.Comparison]) -> List[str]:
+    if not comparison:
+        return []
+    out = [f'## Changes since {comparison.run_id}', '',
+           f'Baseline: `{comparison.where}` (run `{comparison.run_id}`). The gate is this '
+           'run\'s cases alone.', '']
+    for a in comparison.arches:
+        out.append(f'- {a.arch}: {a.before.value} -> {a.after.value}')
+    if comparison.not_compared:
+        out.append('- not in the baseline, not compared: ' + ', '.join(comparison.not_compared))
+    if comparison.arches or comparison.not_compared:
+        out.append('')
+    if comparison.cases:
+        out += ['| arch | case | change | then | now |', '|---|---|---|---|---|']
+        for kind in baseline.Change:
+            out += [f'| {c.arch} | `{_md(c.case)}` | {c.kind.value} | {c.before or "—"} | '
+                    f'{c.after or "—"} |' for c in comparison.of_kind(kind)]
+        out.append('')
+    return out
+
+
+def _md_case_line(arch: str, case: Case, links: Mapping[str, str],
+                  where: Optional[ktap_index.Span]) -> str:
+    tag = f' (known failure: {case.known})' if case.shown == 'XFAIL' else ''
+    what = case.message or case.shown
+    if case.gating and case.status == CaseStatus.SKIP:
+        what = 'skipped without a reason'
+    lines = ''
+    if where and 'ktap.log' in links:
+        lines = ' (' + _md_link(f'ktap.log:{where.text}',
+                                f'{links["ktap.log"]}#{where.anchor}') + ')'
+    return f'- `{case.name}`{tag}{lines}: {_md(what)}'
+
+
+def _md_every_case(results: Results, links: Links, index: Mapping[str, ktap_index.Index],
+                   comparison: Optional[baseline.Comparison]) -> List[str]:
+    out = ['## Every case', '']
+    for arch, v in results.arches.items():
+        if not v.cases and not v.missing:
+            continue
+        spans = index[arch].cases if arch in index else {}
+        log = links.get(arch, {}).get('ktap.log', '')
+        out += [f'<details><summary>{arch}: {len(v.cases)} cases'
+                + (f', {len(v.missing)} missing' if v.missing else '') + '</summary>', '',
+                '| case | parameter | status | time | ktap.log | change |',
+                '|---|---|---|---|---|---|']
+        for c in v.cases:
+            key = tables.case_key(c.name)
+            param = c.name[len(key) + 1:]
+            where = spans.get(c.name)
+            took = tables.case_time(where.seconds) if where and where.seconds is not None \
+                else ''
+            at = _md_link(where.text, f'{log}#{where.anchor}' if log else '') if where else ''
+            change = comparison.case(arch, c.name) if comparison else None
+            out.append(f'| `{_md(key)}` | {_md(param)} | {baseline.shown(v, c.name)} | {took} | '
+                       f'{at} | {change.value if change else ""} |')
+        for m in v.missing:
+            change = comparison.case(arch, m) if comparison else None
+            out.append(f'| `{_md(m)}` |  | MISSING |  |  | {change.value if change else ""} |')
+        out += ['', '</details>', '']
+    return out if len(out) > 2 else []
+
+
+def _md_skips(results: Results) -> List[str]:
+    out = []
+    for arch, v in results.arches.items():
+        by: Dict[str, List[str]] = {}
+        for c in v.cases:
+            if c.status == CaseStatus.SKIP and c.message:
+                by.setdefault(c.message, []).append(c.name)
+        for reason, names in by.items():
+            out.append(f'- {arch}: {_md(reason)}: {len(names)} case(s): '
+                       + ', '.join(f'`{_md(n)}`' for n in names[:5])
+                       + (' ...' if len(names) > 5 else ''))
+    return ['## Skipped, with a reason', ''] + out + [''] if out else []
+
+
+def markdown(results: Results, links: Optional[Links] = None,
+             index: Optional[Mapping[str, ktap_index.Index]] = None,
+             comparison: Optional[baseline.Comparison] = None) -> str:
+    links, index = links or {}, index or {}
     arches = results.arches
-    out = [f'# rx-align KUnit report: {results.meta.tree if results.runs else ""}', '']
+    tree = tables.tree_base(results.meta.tree) if results.runs else ''
+    out = [f'# rx-align KUnit report: {tree}', '', f'**{tables.gate_line(results)}**', '']
+    if comparison:
+        out += [f'**{comparison.summary()}**', '']
     if results.runs:
         meta = results.meta
-        out += [f'run `{meta.run_id}`, head `{meta.head[:12]}`, tree hash '
+        out += [f'tree `{meta.tree}`, run `{meta.run_id}`, head `{meta.head[:12]}`, tree hash '
                 f'`{meta.tree_hash[:12]}`, series `{meta.series[:12]}`, finished '
                 + ', '.join(dict.fromkeys(r.finished for r in results.runs)), '']
-    out.append('| arch | verdict | pass | fail | known | skip | missing | build | boot+run |')
-    out.append('|---|---|---|---|---|---|---|---|---|')
+    out.append('| arch | verdict | pass | fail | known | skip | missing | build | boot+run | '
+               'logs |')
+    out.append('|---|---|---|---|---|---|---|---|---|---|')
     for name, v in arches.items():
         c = tables.counts(v)
-        s = v.seconds
+        logs = ', '.join(_md_link(f, href) for f, href in links.get(name, {}).items()) or '—'
         out.append(f'| {name} | {v.status.value} | {c["PASS"]} | {c["FAIL"] + c["CRASH"]} | '
                    f'{c["XFAIL"]} | {c["SKIP"]} | {c["MISSING"]} | '
-                   f'{fmt_seconds(s.get("build", 0))} | {s.get("run", 0)}s |')
-    out += ['', '## Policy facts (from net_rx_align_policy)', '',
+                   f'{tables.phase_time(v, "build")} | {tables.phase_time(v, "run")} | {logs} |')
+    out.append('')
+    out += _md_changes(comparison)
+    out += ['## Policy facts (from net_rx_align_policy)', '',
             '| arch | ' + ' | '.join(tables.FACT_COLUMNS) + ' |',
             '|---' * (len(tables.FACT_COLUMNS) + 1) + '|']
     for name, v in arches.items():
         out.append(f'| {name} | ' + ' | '.join(_md(v.facts.get(k, '?'))
                                                for k in tables.FACT_COLUMNS) + ' |')
     out.append('')
-    out += _md_measured(results)
+    out += _md_measured(results, comparison)
     for name, v in arches.items():
         bad = [c for c in v.cases if c.shown in ('FAIL', 'CRASH', 'XFAIL') or c.gating]
         if v.status == ArchStatus.PASSED and not bad:
@@ -193,15 +293,19 @@ def markdown(results: Results) -> str:
         out += [f'## {name}: {v.status.value}', '']
         if v.problem or v.status != ArchStatus.FAILED:
             out += [tables.why(v), '']   # a failed arch's cause is the list below
+        idx = index.get(name, ktap_index.Index())
+        if v.problem and idx.crash:
+            log = links.get(name, {}).get('ktap.log', '')
+            out += ['The crash, ' + _md_link(f'ktap.log:{idx.crash.text}',
+                                             f'{log}#{idx.crash.anchor}' if log else '') + ':',
+                    '', '```', *idx.crash_lines, '```', '']
         for case in bad:
-            tag = f' (known failure: {case.known})' if case.shown == 'XFAIL' else ''
-            what = case.message or case.shown
-            if case.gating and case.status.value == 'SKIP':
-                what = 'skipped without a reason'
-            out.append(f'- `{case.name}`{tag}: {what}')
+            out.append(_md_case_line(name, case, links.get(name, {}), idx.cases.get(case.name)))
         for m in v.missing:
             out.append(f'- `{m}`: missing from the KTAP output')
         out.append('')
+    out += _md_skips(results)
+    out += _md_every_case(results, links, index, comparison)
     return '\n'.join(out) + '\n'
 
 
@@ -359,20 +463,44 @@ def log_links(results: Results, page_dir: Path,
     return links
 
 
+def relative_logs(data: Dict[str, Any], results: Results, out_dir: Path,
+                  homes: Optional[Mapping[str, Path]] = None) -> Dict[str, Any]:
+    """results.json with each log named relative to `out_dir` (where it will be read
+    from): `<arch>/ktap.log`, or `../a/<arch>/ktap.log` in a merge. The causes that
+    name a log name it the same way."""
+    for arch, v in results.arches.items():
+        home = (homes or {}).get(arch, out_dir)
+        stored = data['arches'][arch]
+        stored['logs'] = dict(stored['logs'])      # to_json() shares the verdict's own
+        for key, path in v.logs.items():
+            rel = Path(os.path.relpath(home / arch / Path(path).name, out_dir)).as_posix()
+            stored['logs'][key] = rel
+            for where in (stored, stored.get('problem') or {}):
+                if isinstance(where.get('cause'), str):
+                    where['cause'] = where['cause'].replace(path, rel)
+    return data
+
+
 def write_all(out_dir: Path, results: Results, with_results: bool = True,
-              homes: Optional[Mapping[str, Path]] = None) -> None:
+              homes: Optional[Mapping[str, Path]] = None,
+              comparison: Optional[baseline.Comparison] = None) -> None:
     """Every report file; results.json too unless `with_results` is False.
 
     `homes` names the results directory each arch's logs are in, when that
     is not `out_dir` (a merge); the directory written is `out_dir` or a
     sibling renamed onto it, so the links are relative to either.
+    `comparison` (--baseline) adds what changed; it never changes the gate.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     if with_results:
-        atomic_write(out_dir / 'results.json', json.dumps(results.to_json(), indent=1) + '\n')
-    atomic_write(out_dir / 'report.md', markdown(results))
+        data = relative_logs(results.to_json(), results, out_dir, homes)
+        atomic_write(out_dir / 'results.json', json.dumps(data, indent=1) + '\n')
+    links = log_links(results, out_dir, homes)
+    index = {arch: ktap_index.read((homes or {}).get(arch, out_dir) / arch / 'ktap.log')
+             for arch in results.arches}
+    atomic_write(out_dir / 'report.md', markdown(results, links, index, comparison))
     atomic_write(out_dir / 'report.html',
-                 report_html.page(results, log_links(results, out_dir, homes)))
+                 report_html.page(results, links, index, comparison))
     atomic_write(out_dir / 'junit.xml', junit(results))
     atomic_write(out_dir / 'kcidb.json', json.dumps(kcidb(results), indent=1) + '\n')
 
@@ -381,9 +509,7 @@ def terminal_table(results: Results) -> str:
     rows = [('arch', 'verdict', 'pass', 'fail', 'skip', 'missing', 'build', 'run')]
     for arch, v in results.arches.items():
         c = tables.counts(v)
-        s = v.seconds
         rows.append((arch, v.status.value, str(c['PASS']), str(c['FAIL'] + c['CRASH']),
-                     str(c['SKIP']), str(c['MISSING']), fmt_seconds(s.get('build', 0)),
-                     f'{s.get("run", 0)}s'))
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return '\n'.join('  '.join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)
+                     str(c['SKIP']), str(c['MISSING']), tables.phase_time(v, 'build'),
+                     tables.phase_time(v, 'run')))
+    return fmt.columns(rows)

@@ -13,9 +13,9 @@ from __future__ import annotations
 import html
 from typing import Dict, List, Mapping, Optional, Tuple
 
-from . import tables
+from . import baseline, ktap_index, tables
+from .baseline import Change, Comparison
 from .exitcodes import Exit
-from .kunit_driver import fmt_seconds
 from .results import ArchStatus, Case, CaseStatus, Results, Verdict
 
 Links = Mapping[str, Mapping[str, str]]     # arch -> log file name -> href relative to the page
@@ -24,8 +24,7 @@ FACT_HEADS = {'net_ip_align': 'NET_IP_ALIGN', 'net_skb_pad': 'NET_SKB_PAD',
               'l1_cache_bytes': 'L1 line', 'smp_cache_bytes': 'SMP line',
               'page_size': 'page', 'dma_cache_align': 'DMA align',
               'efficient_unaligned': 'unaligned ok', 'bits': 'bits', 'endian': 'endian'}
-GATE = {Exit.OK: 'every required arch passed', Exit.TEST_FAILED: 'a test failed',
-        Exit.INFRA: 'results are missing', Exit.ENVIRONMENT: 'an arch could not run here'}
+Index = Mapping[str, ktap_index.Index]     # arch -> where its cases are in its ktap.log
 
 CSS = '''
 body { font: 14px/1.4 system-ui, sans-serif; margin: 1em 2em; color: #1a1a1a; }
@@ -56,6 +55,17 @@ pre.msg { margin: .2em 0; padding: .4em .6em; background: #fff4f4; border-left: 
           white-space: pre-wrap; font-size: 90%; }
 .measured { margin: .2em 0; color: #333; }
 ul.plain { margin: .2em 0; padding-left: 1.2em; }
+.since { font-weight: bold; padding: .2em .6em; margin: .2em 0; display: inline-block; }
+.since.worse { background: #f6c0c0; } .since.same { background: #e6e6e6; }
+.chg { display: block; font-size: 85%; font-weight: bold; white-space: nowrap; }
+.chg-new-fail { color: #8a0000; } .chg-fixed { color: #1d6b1d; }
+.chg-changed, .chg-new, .chg-gone { color: #5a3e00; }
+td.chg-cell-new-fail { outline: 3px solid #c33; outline-offset: -3px; }
+td.chg-cell-fixed { outline: 3px solid #2a8a2a; outline-offset: -3px; }
+details { margin: .3em 0 1em; } summary { cursor: pointer; color: #174ea6; }
+pre.trace { margin: .2em 0; padding: .4em .6em; background: #f4f4f4; border-left: 3px solid #888;
+            white-space: pre-wrap; font-size: 85%; }
+table.every td { font-size: 92%; }
 '''
 
 
@@ -73,14 +83,9 @@ def _cause(v: Verdict) -> str:
 
 # ---- header and per-arch summary ----
 
-def _header(results: Results) -> str:
+def _header(results: Results, comparison: Optional[Comparison]) -> str:
     meta = results.meta if results.runs else None
     gate = results.gate()
-    bad = [f'{a} {v.status.value}' for a, v in results.arches.items()
-           if v.status != ArchStatus.PASSED]
-    gate_text = f'exit {int(gate)}: {GATE.get(gate, gate.name.lower())}'
-    if bad:
-        gate_text += ' (' + ', '.join(bad) + ')'
     status = 'passed' if gate == Exit.OK else 'failed' if gate == Exit.TEST_FAILED else 'infra'
     rows: List[Tuple[str, str]] = []
     if meta:
@@ -91,15 +96,19 @@ def _header(results: Results) -> str:
         else:
             rows += [(f'run {i}', f'{r.finished}: {", ".join(r.arches)}')
                      for i, r in enumerate(results.runs, 1)]
-    title = f'rx-align: {meta.tree}' if meta else 'rx-align'
+    if comparison:
+        rows.append(('baseline', f'{comparison.run_id} ({comparison.where})'))
+    since = ''
+    if comparison:
+        worse = 'worse' if comparison.of_kind(Change.NEW_FAIL) or comparison.arches else 'same'
+        since = (f'<br><a href="#changes" class="since {worse}" id="since">'
+                 f'{e(comparison.summary())}</a>')
+    title = f'rx-align: {tables.tree_base(meta.tree)}' if meta else 'rx-align'
     return (f'<header>\n<h1>{e(title)}</h1>\n'
-            f'<p class="gate s-{status}" id="gate">{e(gate_text)}</p>\n<dl class="meta">'
+            f'<p class="gate s-{status}" id="gate">{e(tables.gate_line(results))}</p>{since}\n'
+            '<dl class="meta">'
             + ''.join(f'<dt>{e(k)}</dt><dd>{e(val)}</dd>' for k, val in rows if val)
             + '</dl>\n</header>\n')
-
-
-def _seconds(v: Verdict, key: str) -> str:
-    return fmt_seconds(v.seconds[key]) if key in v.seconds else '—'
 
 
 def _summary(results: Results, links: Links) -> str:
@@ -122,8 +131,9 @@ def _summary(results: Results, links: Links) -> str:
         out.append(f'<tr data-arch="{e(arch)}"><th>{e(arch)}</th>'
                    f'<td class="s-{e(v.status.value)}">{verdict}</td>'
                    + ''.join(f'<td class="num">{n}</td>' for n in nums)
-                   + f'<td class="num">{e(_seconds(v, "build"))}</td>'
-                   f'<td class="num">{e(_seconds(v, "run"))}</td>{facts}<td>{logs}</td></tr>')
+                   + f'<td class="num">{e(tables.phase_time(v, "build"))}</td>'
+                   f'<td class="num">{e(tables.phase_time(v, "run"))}</td>{facts}'
+                   f'<td>{logs}</td></tr>')
     out.append('</table>\n</section>\n')
     return '\n'.join(out)
 
@@ -134,11 +144,23 @@ def _offsets(o: tables.Offsets) -> str:
     return ' · '.join(tables.number(n) for n in (o.headroom, o.nh_mod4, o.mac_line_off))
 
 
-def _cell(m: tables.Matrix, row: tables.Row, arch: str) -> str:
+def _change(change: Optional[baseline.CellChange]) -> str:
+    if not change:
+        return ''
+    was = f' (was {change.before})' if change.before else ''
+    return f'<span class="chg chg-{e(change.kind.value)}">{e(change.kind.value + was)}</span>'
+
+
+def _cell(m: tables.Matrix, row: tables.Row, arch: str,
+          comparison: Optional[Comparison]) -> str:
     cell = m.cell(row, arch)
+    change = comparison.cell(m.title, row, arch) if comparison else None
     attrs = f'data-arch="{e(arch)}" data-row="{e(" ".join(row))}"'
+    if change:
+        attrs += f' data-change="{e(change.kind.value)}"'
     if not cell.frames:
-        return f'<td class="none" {attrs}>—</td>'
+        return f'<td class="none" {attrs}>—' + (f'<br>{_change(change)}' if change else '') + \
+            '</td>'
     seen = cell.seen
     parts = []
     if m.title == 'driver':
@@ -155,24 +177,28 @@ def _cell(m: tables.Matrix, row: tables.Row, arch: str) -> str:
         parts.append(text)
     cases = list(dict.fromkeys(f.case for f in cell.frames))
     title = 'measured by ' + ', '.join(cases[:4]) + (' ...' if len(cases) > 4 else '')
-    return f'<td class="fit-{cell.fit.value}" {attrs} title="{e(title)}">' + \
-        '<br>'.join(parts) + '</td>'
+    marked = f' chg-cell-{e(change.kind.value)}' if change else ''
+    return f'<td class="fit-{cell.fit.value}{marked}" {attrs} title="{e(title)}">' + \
+        '<br>'.join(parts + ([_change(change)] if change else [])) + '</td>'
 
 
-def _matrix(m: tables.Matrix, table_id: str) -> str:
+def _matrix(m: tables.Matrix, table_id: str, results: Results, rows: List[tables.Row],
+            comparison: Optional[Comparison]) -> str:
     driver = m.title == 'driver'
     heads = [f'<th>{e(m.title)}</th>'] + (['<th>class</th>'] if driver else []) + \
         ['<th>frame</th>']
     for arch in m.arches:
         want = m.wanted[arch]
-        note = f'IP header at {want} mod 4' if want is not None else 'no NET_IP_ALIGN'
-        heads.append(f'<th data-arch="{e(arch)}">{e(arch)}<br><small>{e(note)}</small></th>')
+        head = tables.align_head(arch, results.arches.get(arch))
+        note = f'wants the IP header at {want} mod 4' if want is not None else ''
+        heads.append(f'<th data-arch="{e(arch)}">{e(head)}'
+                     + (f'<br><small>{e(note)}</small>' if note else '') + '</th>')
     out = [f'<table class="matrix" id="{table_id}">', '<tr>' + ''.join(heads) + '</tr>']
     span: Dict[str, int] = {}
-    for name, _ in m.rows:
+    for name, _ in rows:
         span[name] = span.get(name, 0) + 1
     shown: set[str] = set()
-    for row in m.rows:
+    for row in rows:
         name = row[0]
         lead = ''
         if name not in shown:
@@ -180,16 +206,36 @@ def _matrix(m: tables.Matrix, table_id: str) -> str:
             rs = f' rowspan="{span[name]}"' if span[name] > 1 else ''
             lead = f'<th{rs}>{e(name)}</th>'
             if driver:
-                classes = dict.fromkeys(k.value for r in m.rows if r[0] == name
+                classes = dict.fromkeys(k.value for r in rows if r[0] == name
                                         for k in m.classes(r))
                 lead += f'<td{rs}>{e(", ".join(classes) or "?")}</td>'
         out.append(f'<tr>{lead}<th>{e(row[1])}</th>'
-                   + ''.join(_cell(m, row, a) for a in m.arches) + '</tr>')
+                   + ''.join(_cell(m, row, a, comparison) for a in m.arches) + '</tr>')
     out.append('</table>')
     return '\n'.join(out)
 
 
-def _measured(results: Results) -> str:
+def _grid(m: tables.Matrix, table_id: str, results: Results,
+          comparison: Optional[Comparison]) -> str:
+    """The rows that differ, open; the whole grid behind a <details>."""
+    rows = baseline.shown_rows(m, comparison)
+    why = 'a frame off where its arch wants it, arches that disagree' + \
+        (f', or a change since {comparison.run_id}' if comparison else '')
+    out = [f'<p class="legend">Rows that differ ({why}): <b>{len(rows)} of {len(m.rows)}</b>.'
+           + ('' if rows else ' None: every arch agrees and every frame is where it wants it.')
+           + '</p>']
+    if rows:
+        out.append(_matrix(m, f'{table_id}-differ', results, rows, comparison))
+    gone = baseline.gone_rows(m, comparison)
+    if gone and comparison:
+        out.append(f'<p class="legend">Gone since {e(comparison.run_id)}: '
+                   + ', '.join(f'<code>{e(" ".join(r))}</code>' for r in gone) + '</p>')
+    out.append(f'<details><summary>The full grid: {len(m.rows)} rows</summary>'
+               + _matrix(m, table_id, results, m.rows, comparison) + '</details>')
+    return '\n'.join(out)
+
+
+def _measured(results: Results, comparison: Optional[Comparison]) -> str:
     paths, drivers = tables.paths(results), tables.drivers(results)
     malformed = [(a, x) for a, v in results.arches.items() for x in v.malformed_frames]
     if not paths and not drivers and not malformed:
@@ -198,17 +244,17 @@ def _measured(results: Results) -> str:
            '<p class="legend">Each cell: <b>headroom · IP header mod 4 · MAC header offset '
            'in its cache line</b>, in bytes, as the suites measured them (frame lengths shown '
            'when they differ). <span class="fit-ok">&nbsp;green&nbsp;</span> the IP header '
-           'is where the arch\'s NET_IP_ALIGN puts it, (NET_IP_ALIGN + 14) % 4 past a 4-byte '
-           'boundary (under each arch); <span class="fit-off">&nbsp;red&nbsp;</span> a frame '
-           'is not; <span class="fit-unknown">&nbsp;grey&nbsp;</span> cannot tell (no policy '
-           'facts, or no IP header measured).</p>']
+           'is where the arch\'s NET_IP_ALIGN (in the column head) puts it, (NET_IP_ALIGN + '
+           '14) % 4 past a 4-byte boundary; <span class="fit-off">&nbsp;red&nbsp;</span> a '
+           'frame is not; <span class="fit-unknown">&nbsp;grey&nbsp;</span> cannot tell (no '
+           'policy facts, or no IP header measured).</p>']
     if paths:
-        out += ['<h3>Receive paths</h3>', _matrix(paths, 'paths')]
+        out += ['<h3>Receive paths</h3>', _grid(paths, 'paths', results, comparison)]
     if drivers:
         out += ['<h3>Drivers</h3>', '<p class="legend">The class is how the driver places '
                 'the frame (ip_align: reserves NET_IP_ALIGN; copy: the CPU copies it; hw: the '
                 'device decides; none); the verdict is the drivers suite\'s (recorded: '
-                'measured, not judged).</p>', _matrix(drivers, 'drivers')]
+                'measured, not judged).</p>', _grid(drivers, 'drivers', results, comparison)]
     if malformed:
         out.append(f'<p class="legend" id="malformed">{len(malformed)} rx_align_frame: '
                    'line(s) could not be read and are not in the tables:</p>'
@@ -246,7 +292,17 @@ def _failing(v: Verdict) -> List[Case]:
     return [c for c in v.cases if c.gating or c.status == CaseStatus.CRASH]
 
 
-def _failures(results: Results) -> str:
+def _at(links: Links, arch: str, span: Optional[ktap_index.Span]) -> str:
+    """A link to the lines of the arch's ktap.log, or '' where there is none."""
+    href = links.get(arch, {}).get('ktap.log', '')
+    if not span:
+        return ''
+    text = f'ktap.log:{span.text}'
+    return f'<a class="lines" href="{e(href)}#{e(span.anchor)}">{e(text)}</a>' if href \
+        else f'<span class="lines">{e(text)}</span>'
+
+
+def _failures(results: Results, links: Links, index: Index) -> str:
     out = ['<section id="failures">\n<h2>Failures</h2>']
     any_shown = False
     for arch, v in results.arches.items():
@@ -258,11 +314,16 @@ def _failures(results: Results) -> str:
         any_shown = True
         out.append(f'<article class="arch" id="fail-{e(arch)}"><h3>{e(arch)} '
                    f'<span class="s-{e(v.status.value)}">{e(v.status.value)}</span></h3>')
+        idx = index.get(arch, ktap_index.Index())
         if v.problem:
             out.append(f'<pre class="msg cause">{e(_cause(v))}</pre>')
+            if idx.crash:
+                out.append(f'<p class="measured">The crash ({_at(links, arch, idx.crash)}):</p>'
+                           f'<pre class="trace">{e(chr(10).join(idx.crash_lines))}</pre>')
         for c in cases:
             out.append(f'<div class="case"><h4><code>{e(c.name)}</code> '
-                       f'<span class="s-{e(c.shown)}">{e(c.shown.lower())}</span></h4>')
+                       f'<span class="s-{e(c.shown)}">{e(c.shown.lower())}</span> '
+                       f'<small>{_at(links, arch, idx.cases.get(c.name))}</small></h4>')
             if c.status == CaseStatus.SKIP:
                 out.append('<pre class="msg">skipped without a reason</pre>')
             else:
@@ -355,7 +416,8 @@ def _case_cell(cases: List[Case], missing: bool) -> Tuple[str, str]:
     return worst, ', '.join(f'{n} {s.lower()}' for s, n in by.items())
 
 
-def _every_case(results: Results) -> str:
+def _every_case(results: Results, links: Links, index: Index,
+                comparison: Optional[Comparison]) -> str:
     arches = results.arches
     keys: List[str] = []
     for v in arches.values():
@@ -378,17 +440,82 @@ def _every_case(results: Results) -> str:
         rows.append(f'<tr><th><code>{e(key)}</code></th>{"".join(cells)}</tr>')
     head = ''.join(f'<th>{e(a)}</th>' for a in arches)
     return ('<section id="cases">\n<h2>Every case</h2>\n<table class="cases">'
-            f'<tr><th>suite.case</th>{head}</tr>\n' + '\n'.join(rows) + '</table>\n</section>\n')
+            f'<tr><th>suite.case</th>{head}</tr>\n' + '\n'.join(rows) + '</table>\n'
+            '<h3>Each case, with its parameter, time and log lines</h3>\n'
+            + _case_lists(results, links, index, comparison) + '\n</section>\n')
 
 
-def page(results: Results, links: Optional[Links] = None) -> str:
-    links = links or {}
+def _changes(comparison: Optional[Comparison]) -> str:
+    if not comparison:
+        return ''
+    out = [f'<section id="changes">\n<h2>Changes since {e(comparison.run_id)}</h2>',
+           f'<p class="legend">Baseline: <code>{e(comparison.where)}</code>. What changed is '
+           'shown, never gated on: the exit status is this run\'s cases alone.</p>']
+    items = [f'<li><b>{e(a.arch)}</b>: {e(a.before.value)} → {e(a.after.value)}</li>'
+             for a in comparison.arches]
+    if comparison.not_compared:
+        items.append('<li>not in the baseline, not compared: '
+                     + e(', '.join(comparison.not_compared)) + '</li>')
+    if items:
+        out.append('<ul class="plain">' + ''.join(items) + '</ul>')
+    if comparison.cases:
+        out.append('<table class="changes"><tr><th>change</th><th>arch</th><th>case</th>'
+                   '<th>then</th><th>now</th></tr>')
+        for kind in Change:
+            for c in comparison.of_kind(kind):
+                out.append(f'<tr data-change="{e(kind.value)}"><td class="chg chg-'
+                           f'{e(kind.value)}">{e(kind.value)}</td><td>{e(c.arch)}</td>'
+                           f'<td><code>{e(c.case)}</code></td>'
+                           f'<td class="s-{e(c.before)}">{e(c.before or "—")}</td>'
+                           f'<td class="s-{e(c.after)}">{e(c.after or "—")}</td></tr>')
+        out.append('</table>')
+    n = len(comparison.cells)
+    if n:
+        out.append(f'<p class="legend">{n} offset cell(s) changed: marked in the grids '
+                   'below.</p>')
+    out.append('</section>\n')
+    return '\n'.join(out)
+
+
+def _case_lists(results: Results, links: Links, index: Index,
+                comparison: Optional[Comparison]) -> str:
+    """Every case of every arch, by name and parameter, with its time and log lines."""
+    out = []
+    for arch, v in results.arches.items():
+        if not v.cases and not v.missing:
+            continue
+        spans = index.get(arch, ktap_index.Index()).cases
+        rows = []
+        for c in v.cases:
+            key = tables.case_key(c.name)
+            span = spans.get(c.name)
+            took = tables.case_time(span.seconds) if span and span.seconds is not None else ''
+            change = comparison.case(arch, c.name) if comparison else None
+            status = baseline.shown(v, c.name)
+            rows.append(f'<tr><td><code>{e(key)}</code></td><td>{e(c.name[len(key) + 1:])}</td>'
+                        f'<td class="s-{e(c.shown)}">{e(status)}</td><td class="num">{e(took)}'
+                        f'</td><td>{_at(links, arch, span)}</td>'
+                        f'<td class="chg chg-{e(change.value) if change else ""}">'
+                        f'{e(change.value) if change else ""}</td></tr>')
+        rows += [f'<tr><td><code>{e(m)}</code></td><td></td><td class="s-MISSING">MISSING</td>'
+                 '<td></td><td></td><td></td></tr>' for m in v.missing]
+        missing = f', {len(v.missing)} missing' if v.missing else ''
+        out.append(f'<details id="cases-{e(arch)}"><summary>{e(arch)}: {len(v.cases)} cases'
+                   f'{missing}</summary><table class="every"><tr><th>suite.case</th>'
+                   '<th>parameter</th><th>status</th><th>time</th><th>log</th><th>change</th>'
+                   '</tr>\n' + '\n'.join(rows) + '</table></details>')
+    return '\n'.join(out)
+
+
+def page(results: Results, links: Optional[Links] = None, index: Optional[Index] = None,
+         comparison: Optional[Comparison] = None) -> str:
+    links, index = links or {}, index or {}
     meta = results.meta if results.runs else None
-    title = f'rx-align report: {meta.tree}' if meta else 'rx-align report'
+    title = f'rx-align report: {tables.tree_base(meta.tree)}' if meta else 'rx-align report'
     return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             f'<title>{e(title)}</title>\n<style>{CSS}</style></head><body>\n'
-            + _header(results) + _summary(results, links) + _measured(results)
-            + _failures(results) + _known_and_skipped(results) + _every_case(results)
+            + _header(results, comparison) + _summary(results, links) + _changes(comparison)
+            + _measured(results, comparison) + _failures(results, links, index)
+            + _known_and_skipped(results) + _every_case(results, links, index, comparison)
             + '</body></html>\n')
-

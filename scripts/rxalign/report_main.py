@@ -14,12 +14,12 @@ import sys
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
-from . import arches, known_failures, outdir, report
+from . import arches, baseline, known_failures, outdir, report
 from .cli import run_main
 from .declared import absent, expected_suites
 from .exitcodes import Exit, HarnessError
 from .paths import TESTS_DIR
-from .results import ArchStatus, Results
+from .results import ArchStatus, Results, read_dir
 
 PROG = 'report'
 
@@ -40,6 +40,10 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
                    help='known failures (see README); needs --out')
     p.add_argument('--require', default='', metavar='A,B',
                    help='arches that must have results: one missing fails the merge (exit 3)')
+    p.add_argument('--baseline', type=Path, metavar='DIR',
+                   help='an earlier results directory: mark each case and offset cell that '
+                        'changed since (new-fail, fixed, changed, new, gone); shown, never '
+                        'gating')
     p.add_argument('--run-id', default='', metavar='ID',
                    help='refuse results of any other run (the id run-kunit --run-id got)')
     return p.parse_args(argv)
@@ -49,7 +53,7 @@ def _load(dirs: List[Path]) -> List[Tuple[Path, Results]]:
     parts = []
     for d in dirs:
         try:
-            results, claimed = report.read(d)
+            results, claimed = read_dir(d)
         except ValueError as e:
             raise HarnessError(Exit.USAGE, str(e)) from None
         for arch, v in results.arches.items():
@@ -74,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.out and len(args.dirs) != 1:
         raise HarnessError(Exit.USAGE, '--out is needed to merge several results directories')
     out = outdir.check(args.out, '--out') if args.out else None
+    then = baseline.read(args.baseline) if args.baseline else None
     declared = expected_suites(TESTS_DIR)
     rules = known_failures.from_option(args.expected, declared)
     parts = _load(args.dirs)
@@ -86,14 +91,18 @@ def run(args: argparse.Namespace) -> int:
             lost = absent(v.declared or declared, [c.name for c in v.cases])
             v.missing += [m for m in lost if m not in v.missing]
         known_failures.apply(v, rules)
+    comparison = baseline.compare(merged, then, str(args.baseline)) if then else None
     if out:
-        outdir.write(out, lambda d: report.write_all(d, merged, homes=homes))
+        outdir.write(out, lambda d: report.write_all(d, merged, homes=homes,
+                                                    comparison=comparison))
         where = out
     else:
         # in place: the reports again, never the results they come from
-        report.write_all(args.dirs[0], merged, with_results=False)
+        report.write_all(args.dirs[0], merged, with_results=False, comparison=comparison)
         where = args.dirs[0]
     print(report.terminal_table(merged))
+    if comparison:
+        print(f'\n{comparison.summary()}')
     print(f'\n{PROG}: {where}/report.md')
     for v in merged.arches.values():
         if v.status != ArchStatus.PASSED:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import json
+from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 from .exitcodes import Exit
@@ -272,6 +274,7 @@ class Verdict:
     malformed_frames: List[MalformedFrame] = dataclasses.field(default_factory=list)
     # suite -> cases this arch's kernel had to run (its .config decides: --drivers)
     declared: Dict[str, List[str]] = dataclasses.field(default_factory=dict)
+    reused: bool = False        # not configured or built: an earlier build of the same inputs
 
     @property
     def status(self) -> ArchStatus:
@@ -302,7 +305,7 @@ class Verdict:
                 'known': self.known,
                 'frames': [f.to_json() for f in self.frames],
                 'frames_malformed': [m.to_json() for m in self.malformed_frames],
-                'declared': self.declared}
+                'declared': self.declared, 'reused': self.reused}
 
     @classmethod
     def from_json(cls, data: Any, where: str) -> 'Verdict':
@@ -318,7 +321,7 @@ class Verdict:
                 facts={str(k): str(x) for k, x in dict(d.get('facts', {})).items()},
                 seconds={str(k): float(x) for k, x in dict(d.get('seconds', {})).items()},
                 logs={str(k): str(x) for k, x in dict(d.get('logs', {})).items()},
-                known=str(d.get('known', '')))
+                known=str(d.get('known', '')), reused=d.get('reused') is True)
         frames, malformed = d.get('frames', []), d.get('frames_malformed', [])
         if not isinstance(frames, list) or not isinstance(malformed, list):
             raise ValueError(f'{where}: frames or frames_malformed is not a list')
@@ -467,3 +470,24 @@ class Results:
                 raise ValueError(f'{where}: the verdict filed under {name} is {verdict.arch}\'s')
             arches[name] = verdict
         return cls(runs=metas, arches=arches)
+
+
+def read_dir(d: Path) -> Tuple[Results, Dict[str, str]]:
+    """One results directory -> its Results, and the statuses its file claims."""
+    path = d / 'results.json'
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise ValueError(f'{path}: not a results file of run-kunit ({e})') from e
+    results = Results.from_json(data, str(path))
+    for v in results.arches.values():
+        # logs are stored relative to the directory (older results: absolute)
+        for key, log in v.logs.items():
+            if not Path(log).is_absolute():
+                v.logs[key] = str(d / log)
+                if v.problem:
+                    v.problem = Problem(v.problem.status,
+                                        v.problem.cause.replace(f'(see {log})',
+                                                                f'(see {v.logs[key]})'))
+    claimed = {a: str(v.get('status', '')) for a, v in data['arches'].items()}
+    return results, claimed

@@ -15,12 +15,14 @@ import time
 from pathlib import Path
 from typing import Any, List, Optional, Sequence
 
-from . import arches, deps, kernels, known_failures, outdir, report, series, tables, tree
+from . import (arches, baseline, deps, fmt, kernels, known_failures, outdir, report, series,
+               tables, tree)
 from .cache import Cache, Lock, default_root
 from .cli import run_main
 from .declared import expected_suites, module_functions, read_config
 from .exitcodes import Exit, HarnessError
-from .kunit_driver import RunSettings, fmt_seconds, load_kunit_parser, run_arch
+from .fmt import seconds as fmt_seconds
+from .kunit_driver import RunSettings, load_kunit_parser, run_arch
 from .paths import DEBUG, DRIVERS, KUNITCONFIG, SERIES_DIR, SLIM, TESTS_DIR
 from .results import ArchStatus, Problem, Results, RunMeta, Verdict
 from .verdict import judge
@@ -83,6 +85,11 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument('--no-slim', action='store_true',
                    help='build the plain kunitconfig, without scripts/kconfig/slim.config '
                         '(own build dirs; for comparisons)')
+    p.add_argument('--baseline', metavar='DIR',
+                   help='mark what changed since this results directory (new-fail, fixed, '
+                        'changed, new, gone); never changes the exit status (default: the '
+                        'previous run of the same tree base and arches in kunit-results/; '
+                        '"none": no comparison)')
     p.add_argument('--list-arches', action='store_true', help='print the arch table and exit')
     p.add_argument('--list-kernels', action='store_true',
                    help='print the kernel table and exit')
@@ -174,6 +181,7 @@ def run(args: argparse.Namespace) -> int:
         raise HarnessError(Exit.USAGE, '--jobs, --timeout and --idle-timeout take a positive '
                            'number')
     known = known_failures.from_option(args.expected, expected_suites(TESTS_DIR))
+    since = baseline.Option.parse(args.baseline)
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime('%Y%m%d-%H%M%S')
     out = outdir.check(args.out or RESULTS / stamp)
     latest = None if args.out else out.parent / 'latest'
@@ -262,7 +270,8 @@ def run(args: argparse.Namespace) -> int:
         for v in verdicts:
             report.atomic_write(partial / v.arch / 'verdict.json',
                                 json.dumps(v.to_json(), indent=1) + '\n')
-        report.write_all(partial, results)
+        comparison = since.compare(results, RESULTS)
+        report.write_all(partial, results, comparison=comparison)
         staging.commit()
     if latest:
         outdir.point_latest(latest, out)
@@ -270,6 +279,8 @@ def run(args: argparse.Namespace) -> int:
     say(report.terminal_table(results))
     say('')
     say(f'results: {out}/report.md (also report.html, junit.xml, results.json, kcidb.json)')
+    if comparison:
+        say(f'{comparison.summary()} ({comparison.where})')
     for v in verdicts:
         if v.status == ArchStatus.KNOWN:
             say(f'{PROG}: known, not gating: {v.cause}')
@@ -281,13 +292,14 @@ def run(args: argparse.Namespace) -> int:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     if args.list_kernels:
-        for k in kernels.KERNELS:
-            say(f'{k.name:5} {"default" if k.default else "":8} {k.package:18} {k.release}')
+        say(fmt.columns([('kernel', 'default', 'Debian package', 'where Debian ships it')] + [
+            (k.name, 'default' if k.default else '', k.package, k.release)
+            for k in kernels.KERNELS]))
         return 0
     if args.list_arches:
-        for a in arches.ARCHES:
-            nics = f' NICs: {", ".join(n.qemu_device for n in a.nics)}' if a.nics else ''
-            say(f'{a.name:12} {"default" if a.default else "":8} {a.policy}{nics}')
+        say(fmt.columns([('arch', 'default', 'policy', 'NICs (--drivers)')] + [
+            (a.name, 'default' if a.default else '', a.policy,
+             ', '.join(n.qemu_device for n in a.nics)) for a in arches.ARCHES]))
         return 0
     return run_main(PROG, lambda: run(args), 'interrupted; the partial results were removed, '
                     'the next run starts clean')

@@ -15,12 +15,16 @@ import dataclasses
 import enum
 from typing import Dict, List, Optional, Tuple
 
-from .results import DriverClass, Frame, FrameVerdict, Results, Verdict
+from . import fmt
+from .exitcodes import Exit
+from .results import ArchStatus, DriverClass, Frame, FrameVerdict, Results, Verdict
 
 FACT_COLUMNS = ('net_ip_align', 'net_skb_pad', 'l1_cache_bytes', 'smp_cache_bytes',
                 'page_size', 'dma_cache_align', 'efficient_unaligned', 'bits', 'endian')
 SHOWN = ('PASS', 'FAIL', 'XFAIL', 'SKIP', 'CRASH')
 ETH_HLEN = 14
+GATE = {Exit.OK: 'every required arch passed', Exit.TEST_FAILED: 'a test failed',
+        Exit.INFRA: 'results are missing', Exit.ENVIRONMENT: 'an arch could not run here'}
 
 
 def counts(v: Verdict) -> Dict[str, int]:
@@ -184,3 +188,52 @@ def drivers(results: Results) -> Matrix:
 
 def number(n: Optional[int]) -> str:
     return '?' if n is None else str(n)
+
+
+def cell_text(cell: Cell) -> str:
+    """A cell's measurements as plain text: what a comparison compares."""
+    said = ', '.join(k.value for k in cell.verdicts)
+    seen = '; '.join('/'.join(number(n) for n in (s.offsets.headroom, s.offsets.nh_mod4,
+                                                   s.offsets.mac_line_off)) for s in cell.seen)
+    return f'{said}: {seen}' if said else seen
+
+
+def differs(m: Matrix, row: Row) -> bool:
+    """A row worth a reader's eye: a frame off where its arch wants it, or arches
+    that do not agree (one green, one that cannot tell or has no frame)."""
+    fits = {m.cell(row, a).fit if m.cell(row, a).frames else None for a in m.arches}
+    verdicts = {tuple(m.cell(row, a).verdicts) for a in m.arches if m.cell(row, a).frames}
+    return Fit.OFF in fits or len(fits) > 1 or len(verdicts) > 1
+
+
+def align_head(arch: str, v: Optional[Verdict]) -> str:
+    """A grid column's head: the arch and its NET_IP_ALIGN, never a bare number."""
+    align = v.facts.get('net_ip_align') if v else None
+    return f'{arch} NET_IP_ALIGN={align}' if align is not None else f'{arch} (no facts)'
+
+
+def tree_base(tree: str) -> str:
+    """The tree a run tested, without the fixes run-kunit names after it (`A + tree fix B`)."""
+    return tree.split(' + ', 1)[0]
+
+
+def phase_time(v: Verdict, key: str) -> str:
+    """A phase's time for the reports: `reused` when the build was skipped."""
+    if key in ('config', 'build') and v.reused:
+        return 'reused'
+    return fmt.seconds(v.seconds[key]) if key in v.seconds else '—'
+
+
+def case_time(s: float) -> str:
+    """A case's time from printk timestamps: milliseconds below a second."""
+    if s < 0.001:
+        return '<1 ms'
+    return f'{s * 1000:.0f} ms' if s < 1 else f'{s:.1f} s'
+
+
+def gate_line(results: Results) -> str:
+    gate = results.gate()
+    bad = [f'{a} {v.status.value}' for a, v in results.arches.items()
+           if v.status != ArchStatus.PASSED]
+    return f'exit {int(gate)}: {GATE.get(gate, gate.name.lower())}' + \
+        (' (' + ', '.join(bad) + ')' if bad else '')

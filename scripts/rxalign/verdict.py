@@ -122,7 +122,8 @@ def judge(run: ArchRun, expected: Dict[str, List[str]], parser: ModuleType,
     crashed -> infra; a case failed (a kernel splat in its window fails it),
     or skipped without a reason -> failed (exit 1); else passed (exit 0).
     """
-    v = Verdict(arch=run.arch, seconds=dict(run.seconds), declared=dict(expected))
+    v = Verdict(arch=run.arch, seconds=dict(run.seconds), declared=dict(expected),
+                reused=run.reused)
     for key, path in (('build', run.build_log), ('ktap', run.ktap_log)):
         if path:
             v.logs[key] = str(path)

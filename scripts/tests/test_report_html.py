@@ -196,9 +196,10 @@ def test_the_page_as_chromium_renders_it(parser: ModuleType, tmp_path: Path) -> 
 
     # where each path and driver put the frame, coloured by the arch's NET_IP_ALIGN
     heads = by_id(root, 'paths').all(lambda n: n.tag == 'th' and 'data-arch' in n.attrs)
-    assert [h.text() for h in heads] == ['x86_64 IP header at 2 mod 4',
-                                         'powerpc32 IP header at 0 mod 4',
-                                         'powerpc IP header at 2 mod 4']
+    assert [h.text() for h in heads] == [
+        'x86_64 NET_IP_ALIGN=0 wants the IP header at 2 mod 4',
+        'powerpc32 NET_IP_ALIGN=2 wants the IP header at 0 mod 4',
+        'powerpc NET_IP_ALIGN=0 wants the IP header at 2 mod 4']
     wrong = []
     for (table, row, arch), (colour, text) in CELLS.items():
         td = cell(root, table, row, arch)

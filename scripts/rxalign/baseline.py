@@ -1,0 +1,252 @@
+"""What changed since a baseline run: per case, per offset cell, per arch.
+
+`scripts/report --baseline DIR` and `run-kunit --baseline DIR` compare the
+results with an earlier results directory; run-kunit by default takes the
+newest earlier run in kunit-results/ of the same tree base and arches
+(read from each directory's results.json, never from `latest`). The
+comparison only shows: the gate is what the cases say, whatever changed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from . import tables
+from .exitcodes import Exit, HarnessError
+from .results import ArchStatus, CaseStatus, Results, Verdict, read_dir
+
+NONE = 'none'                   # --baseline none: compare with nothing
+MISSING = 'MISSING'             # a declared case absent from the KTAP output
+SILENT_SKIP = 'SKIP (no reason)'
+FAILING = frozenset({'FAIL', 'CRASH', MISSING, SILENT_SKIP})
+
+
+class Change(str, enum.Enum):
+    NEW_FAIL = 'new-fail'       # fails now; passed, skipped or did not exist then
+    FIXED = 'fixed'             # failed then, does not now
+    CHANGED = 'changed'         # another status or measurement, neither of the above
+    NEW = 'new'                 # not in the baseline (and does not fail)
+    GONE = 'gone'               # in the baseline, not now
+
+
+@dataclasses.dataclass(frozen=True)
+class CaseChange:
+    arch: str
+    case: str                   # suite.case[.param]
+    kind: Change
+    before: str                 # the status shown then ('' when new)
+    after: str                  # the status shown now ('' when gone)
+
+
+@dataclasses.dataclass(frozen=True)
+class CellChange:
+    """One cell of an offset grid (a path's or a driver's frame on one arch)."""
+    table: str                  # 'path' or 'driver', as tables.Matrix.title
+    row: tables.Row
+    arch: str
+    kind: Change
+    before: str                 # the cell's measurements then, as tables.cell_text says
+    after: str
+
+
+@dataclasses.dataclass(frozen=True)
+class ArchChange:
+    arch: str
+    before: ArchStatus
+    after: ArchStatus
+
+
+@dataclasses.dataclass
+class Comparison:
+    run_id: str                 # the baseline's run
+    where: str                  # its directory, as given
+    cases: List[CaseChange] = dataclasses.field(default_factory=list)
+    cells: List[CellChange] = dataclasses.field(default_factory=list)
+    arches: List[ArchChange] = dataclasses.field(default_factory=list)
+    not_compared: List[str] = dataclasses.field(default_factory=list)  # arches only now
+
+    def case(self, arch: str, name: str) -> Optional[Change]:
+        return self._cases.get((arch, name))
+
+    def cell(self, table: str, row: tables.Row, arch: str) -> Optional[CellChange]:
+        return self._cells.get((table, row, arch))
+
+    @property
+    def _cases(self) -> Dict[Tuple[str, str], Change]:
+        return {(c.arch, c.case): c.kind for c in self.cases}
+
+    @property
+    def _cells(self) -> Dict[Tuple[str, tables.Row, str], CellChange]:
+        return {(c.table, c.row, c.arch): c for c in self.cells}
+
+    def of_kind(self, kind: Change) -> List[CaseChange]:
+        return [c for c in self.cases if c.kind == kind]
+
+    def summary(self, n: int = 3) -> str:
+        """One line for the gate banner: new failures first, named; the rest counted."""
+        since = f'since {self.run_id}'
+        new = self.of_kind(Change.NEW_FAIL)
+        parts = []
+        if new:
+            names = ', '.join(f'{c.arch} {c.case}' for c in new[:n])
+            more = f' and {len(new) - n} more' if len(new) > n else ''
+            parts.append(f'{len(new)} new failure{"s" if len(new) > 1 else ""} {since}: '
+                         f'{names}{more}')
+        counts = [f'{len(self.of_kind(k))} {k.value}' for k in
+                  (Change.FIXED, Change.CHANGED, Change.NEW, Change.GONE) if self.of_kind(k)]
+        # passed <-> failed is what the cases say; an arch that lost its results is not
+        judged = (ArchStatus.PASSED, ArchStatus.FAILED)
+        worse = [f'{a.arch} {a.before.value} -> {a.after.value}' for a in self.arches
+                 if a.before not in judged or a.after not in judged]
+        rest = ', '.join(worse + counts)
+        if not parts:
+            return f'no new failure {since}' + (f'; cases: {rest}' if rest else
+                                                '; nothing changed')
+        return parts[0] + (f'; also {rest}' if rest else '')
+
+
+def shown(v: Verdict, name: str) -> str:
+    """A case's status as the comparison sees it: a skip without a reason fails."""
+    for c in v.cases:
+        if c.name == name:
+            if c.status == CaseStatus.SKIP and c.gating:
+                return SILENT_SKIP
+            return c.shown
+    return MISSING if name in v.missing else ''
+
+
+def _case_kind(before: str, after: str) -> Optional[Change]:
+    if before == after:
+        return None
+    if not before:
+        return Change.NEW_FAIL if after in FAILING else Change.NEW
+    if not after:
+        return Change.GONE
+    if after in FAILING and before not in FAILING:
+        return Change.NEW_FAIL
+    if before in FAILING and after not in FAILING:
+        return Change.FIXED
+    return Change.CHANGED
+
+
+def _cells(now: tables.Matrix, then: tables.Matrix, arches: Sequence[str]) -> List[CellChange]:
+    out = []
+    for row in dict.fromkeys([*now.rows, *then.rows]):
+        for arch in arches:
+            a, b = then.cell(row, arch) if arch in then.arches else None, now.cell(row, arch)
+            before = tables.cell_text(a) if a and a.frames else ''
+            after = tables.cell_text(b) if b.frames else ''
+            if before == after:
+                continue
+            if not before:
+                kind = Change.NEW_FAIL if b.fit == tables.Fit.OFF else Change.NEW
+            elif not after:
+                kind = Change.GONE
+            elif a and a.fit != tables.Fit.OFF and b.fit == tables.Fit.OFF:
+                kind = Change.NEW_FAIL
+            elif a and a.fit == tables.Fit.OFF and b.fit != tables.Fit.OFF:
+                kind = Change.FIXED
+            else:
+                kind = Change.CHANGED
+            out.append(CellChange(now.title, row, arch, kind, before, after))
+    return out
+
+
+def compare(now: Results, then: Results, where: str = '') -> Comparison:
+    """`now` against `then`, arch by arch, for the arches both have."""
+    comp = Comparison(run_id=then.meta.run_id if then.runs else '?', where=where)
+    both = [a for a in now.arches if a in then.arches]
+    comp.not_compared = [a for a in now.arches if a not in then.arches]
+    for arch in both:
+        v, w = now.arches[arch], then.arches[arch]
+        if v.status != w.status:
+            comp.arches.append(ArchChange(arch, w.status, v.status))
+        if not v.cases and not v.missing:
+            continue    # nothing ran now: the arch's own change says it, not each case
+        names = [c.name for c in w.cases] + w.missing
+        names += [n for n in [c.name for c in v.cases] + v.missing if n not in names]
+        for name in dict.fromkeys(names):
+            before, after = shown(w, name), shown(v, name)
+            kind = _case_kind(before, after)
+            if kind:
+                comp.cases.append(CaseChange(arch, name, kind, before, after))
+    for table in (tables.paths, tables.drivers):
+        comp.cells += _cells(table(now), table(then), both)
+    return comp
+
+
+def shown_rows(m: tables.Matrix, comparison: Optional[Comparison]) -> List[tables.Row]:
+    """The rows the default view shows: those that differ across arches or against
+    the baseline."""
+    return [r for r in m.rows if tables.differs(m, r) or
+            (comparison and any(comparison.cell(m.title, r, a) for a in m.arches))]
+
+
+def gone_rows(m: tables.Matrix, comparison: Optional[Comparison]) -> List[tables.Row]:
+    """Rows the baseline had and this run does not."""
+    if not comparison:
+        return []
+    return list(dict.fromkeys(c.row for c in comparison.cells
+                              if c.table == m.title and c.row not in m.rows))
+
+
+def read(d: Path) -> Results:
+    """A baseline directory's results, or a usage error that says what to give instead."""
+    fix = 'give --baseline a results directory of run-kunit, or --baseline none'
+    if not (d / 'results.json').is_file():
+        raise HarnessError(Exit.USAGE, f'--baseline {d}: no results.json there: {fix}')
+    try:
+        return read_dir(d)[0]
+    except ValueError as e:
+        raise HarnessError(Exit.USAGE, f'--baseline {d}: unreadable or of an unknown format '
+                           f'({e}): {fix}') from None
+
+
+def previous(root: Path, tree: str, arches: Sequence[str], run_id: str) -> Optional[Path]:
+    """The newest run in `root` (kunit-results/) of the same tree base and arches,
+    other than `run_id`; its results.json says what it was, not its name."""
+    found: List[Tuple[str, Path]] = []
+    seen = set()
+    for d in sorted(root.iterdir()) if root.is_dir() else []:
+        real = d.resolve()
+        if real in seen or not (d / 'results.json').is_file():
+            continue
+        seen.add(real)
+        try:
+            data = json.loads((d / 'results.json').read_text())
+            meta = data['meta']
+        except (OSError, ValueError, KeyError, TypeError):
+            continue    # not ours, or half written: never a baseline
+        if not isinstance(meta, dict) or meta.get('run_id') == run_id:
+            continue
+        if tables.tree_base(str(meta.get('tree', ''))) == tables.tree_base(tree) and \
+                sorted(meta.get('arches', [])) == sorted(arches):
+            found.append((str(meta.get('finished', '')), d))
+    return max(found)[1] if found else None
+
+
+@dataclasses.dataclass
+class Option:
+    """run-kunit's --baseline: a results directory, `none`, or unset: the previous
+    run of the same tree base and arches in kunit-results/, if there is one."""
+    spec: Optional[str]
+    given: Optional[Results] = None
+
+    @classmethod
+    def parse(cls, spec: Optional[str]) -> 'Option':
+        """Read a given directory now, so that a wrong one is refused before any build."""
+        given = read(Path(spec)) if spec and spec != NONE else None
+        return cls(spec, given)
+
+    def compare(self, results: Results, root: Path) -> Optional[Comparison]:
+        if self.spec == NONE or not results.runs:
+            return None
+        if self.given:
+            return compare(results, self.given, str(self.spec))
+        meta = results.meta
+        found = previous(root, meta.tree, meta.arches, meta.run_id)
+        return compare(results, read(found), str(found)) if found else None
