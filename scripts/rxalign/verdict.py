@@ -50,10 +50,20 @@ def _walk(test: Any, prefix: str, parser: ModuleType, skips: Dict[str, str],
         return   # the parser's stand-in for a subtest that never came: see `missing`
     name = f'{prefix}.{test.name}' if prefix else test.name
     if test.subtests:
+        first = len(out)
         for i, sub in enumerate(test.subtests):
             # The first subtest's lines come before its result, where the
             # parser files them under the parent: look there too.
             _walk(sub, name, parser, skips, out, test.log if i == 0 else None)
+        children = out[first:]
+        if test.status == parser.TestStatus.FAILURE and children and \
+                all(c.status in (CaseStatus.PASS, CaseStatus.SKIP) for c in children):
+            # KTAP: the parent's own `not ok` stands (suite_exit, a check
+            # after the last parameter), even when every child was ok.
+            msg = _failure_message(list(test.log)) or \
+                f'"not ok {name}" with every one of its {len(children)} tests ok'
+            out.append(Case(name=name, status=CaseStatus.FAIL, message=msg,
+                            log=list(test.log)))
         return
     s = parser.TestStatus
     status = {s.SUCCESS: CaseStatus.PASS, s.FAILURE: CaseStatus.FAIL,

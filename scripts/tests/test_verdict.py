@@ -305,3 +305,30 @@ def test_printk_timestamps_change_nothing(parser: ModuleType, tmp_path: Path, fa
     assert [(c.name, c.status, c.message) for c in v.cases] == \
         [(c.name, c.status, c.message) for c in plain.cases]
     assert v.facts == plain.facts and v.facts['arch'] == 'x86_64'
+
+
+# ---- issue 24: each test below failed before its fix (see the docstring) ----
+
+@pytest.mark.parametrize('line, name', [
+    ('ok 2 net_rx_align_alloc', 'net_rx_align_alloc'),
+    ('ok 2 rx_napi_alloc', 'net_rx_align_alloc.rx_napi_alloc'),
+])
+def test_a_not_ok_parent_with_every_child_ok_fails(parser: ModuleType, tmp_path: Path,
+                                                   line: str, name: str) -> None:
+    """Item 3: `not ok` on a suite or a parameterised case line (suite_exit
+    failed, a check after the last parameter) was dropped when every child
+    was ok: exit 0. KTAP says the parent's line stands."""
+    indent = line.startswith('ok 2 rx') and '    ' or ''
+    lines = faults.replace(faults.pass_log(), line, [f'{indent}not {line}'])
+    v = judge_log(parser, lines, tmp_path)
+    assert v.exit == Exit.TEST_FAILED, v.cause
+    failed = [c.name for c in v.cases if c.status == 'FAIL']
+    assert failed == [name], failed
+    assert name in v.cause
+
+
+def test_a_failed_child_is_not_counted_twice(parser: ModuleType) -> None:
+    v = verdict_of(parser, 'fail')
+    assert [c.name for c in v.cases if c.status == 'FAIL'] == \
+        ['net_rx_align_alloc.rx_napi_alloc.napi_alloc_skb len=60']
+
