@@ -23,7 +23,7 @@ from .results import FRAME_PREFIX, Frame, MalformedFrame, parse_frame
 TIMESTAMP = re.compile(r'^\[\s*\d+\.\d+\]\s?')
 SUBTEST = re.compile(r'^( *)# Subtest: (.+)$')
 RESULT = re.compile(r'^( *)(?:not )?ok \d+ (?:- )?([^#]*?)\s*(?:#\s*(\w+)\b\s*(.*))?$')
-KTAP_START = re.compile(r'^\s*K?TAP version \d+')
+KTAP_START = re.compile(r'^(\s*)K?TAP version \d+')
 DIAGNOSTIC = re.compile(r'^\s*# ')
 FAILED_AT = re.compile(r'(?:EXPECTATION|ASSERTION) FAILED at ')
 FACTS = re.compile(r'rx_align_facts: (.*)$')
@@ -77,6 +77,9 @@ class Console:
     stray: Dict[str, str] = dataclasses.field(default_factory=dict)    # window -> first line
     crash: Optional[Crash] = None
     where: str = ''                                             # when output stopped
+    # the line (1-based) where a second top-level KTAP stream began: the
+    # kernel rebooted, or ran the suites again; kunit_parser reads the first only
+    second_stream: int = 0
     kmemleak: KmemleakScan = dataclasses.field(default_factory=KmemleakScan)
 
 
@@ -90,6 +93,7 @@ def read(raw: Iterable[str]) -> Console:
     path: List[str] = []        # the suite and parameterised case now open
     last = ''                   # the last case that finished
     started = False             # KTAP began: before it, a splat is boot's, no case's
+    top = ''                    # the indentation of the first stream's version line
     suite_done = ''             # the last suite that finished, while none is open
     pending = ''                # a splat waiting for the case it happened in
     in_message = False          # inside a failed expectation's message
@@ -107,7 +111,7 @@ def read(raw: Iterable[str]) -> Console:
                 con.malformed_frames.append(f)
         frames.clear()
 
-    for line in con.lines:
+    for number, line in enumerate(con.lines, 1):
         m = FACTS.search(line)
         if m and not in_message:
             con.facts = dict(kv.split('=', 1) for kv in m.group(1).split() if '=' in kv)
@@ -125,8 +129,11 @@ def read(raw: Iterable[str]) -> Console:
                 con.kmemleak.objects.append([])
             if con.kmemleak.objects:
                 con.kmemleak.objects[-1].append(line.rstrip())
-        if not started and KTAP_START.match(line):
-            started = True
+        v = KTAP_START.match(line)
+        if v and not started:
+            started, top = True, v.group(1)
+        elif v and v.group(1) == top and not con.second_stream:
+            con.second_stream = number
         s = SUBTEST.match(line)
         r = RESULT.match(line) if not s else None
         if s or r or (DIAGNOSTIC.match(line) and not FAILED_AT.search(line)):

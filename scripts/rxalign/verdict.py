@@ -124,6 +124,7 @@ def judge(run: ArchRun, expected: Dict[str, List[str]], parser: ModuleType,
     The rules, in order; the first that matches is the problem:
       config or build failed                   -> infra  (exit 3)
       the kernel crashed (panic, oops, BUG)    -> infra, the crash and the case it hit
+      a second KTAP stream after the first     -> infra  (a reboot, a second run)
       the console went silent (--idle-timeout) -> infra, hung in the case that ran
       QEMU did not finish within --timeout     -> infra
       no KTAP at all                           -> infra  (no boot, wrong console)
@@ -196,6 +197,10 @@ def _problem(run: ArchRun, con: console.Console, timeout: int, ktap_file: str, p
         c = con.crash
         said = '; '.join(dict.fromkeys(x for x in (c.first, c.panic) if x))
         return f'{run.arch}: kernel crash in {c.where}: {said} {see}'
+    if con.second_stream:
+        return (f'{run.arch}: a second KTAP stream began at line {con.second_stream} of the '
+                'console, after the first: the kernel rebooted or ran the suites again, and '
+                f'one run must give one stream {see}')
     if run.hung:
         return (f'{run.arch}: hung: no console output for {run.hung}s, stopped in '
                 f'{con.where} (--idle-timeout) {see}')

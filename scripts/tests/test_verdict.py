@@ -332,3 +332,29 @@ def test_a_failed_child_is_not_counted_twice(parser: ModuleType) -> None:
     assert [c.name for c in v.cases if c.status == 'FAIL'] == \
         ['net_rx_align_alloc.rx_napi_alloc.napi_alloc_skb len=60']
 
+
+
+def second_stream(lines: List[str]) -> List[str]:
+    """The kernel prints a whole KTAP stream again after the first (a reboot, a
+    second run): the suites from `KTAP version 1` to the end of the last one."""
+    start = faults.at(lines, 'KTAP version 1')
+    end = next(i for i, ln in enumerate(lines) if ln == 'ok 3 net_rx_align_iphdr') + 1
+    tail = faults.at(lines, 'reboot: Restarting system')
+    return lines[:tail] + ['reboot: Restarting system', 'Linux version 6.12.118 (again)'] + \
+        lines[start:end] + lines[tail:]
+
+
+@pytest.mark.parametrize('first, second', [('pass', 'fail'), ('pass', 'pass')])
+def test_a_second_ktap_stream_is_not_ignored(parser: ModuleType, tmp_path: Path, first: str,
+                                             second: str) -> None:
+    """Item 5: a failing second KTAP stream after a complete one was ignored
+    (exit 0): kunit_parser stops after the first plan is done. Two streams
+    are no result of one run: infra, saying where the second began."""
+    lines = faults.FAULTS[first]()
+    again = second_stream(faults.FAULTS[second]())
+    tail = faults.at(lines, 'reboot: Restarting system')
+    start = faults.at(again, 'Linux version 6.12.118 (again)')
+    lines = lines[:tail] + again[start - 1:]
+    v = judge_log(parser, lines, tmp_path)
+    assert v.exit == Exit.INFRA, v.cause
+    assert 'second KTAP stream' in v.cause and 'line ' in v.cause
