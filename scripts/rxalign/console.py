@@ -18,6 +18,7 @@ import dataclasses
 import re
 from typing import Dict, Iterable, List, Optional
 
+from .crashes import CRASH
 from .results import FRAME_PREFIX, Frame, MalformedFrame, parse_frame
 
 TIMESTAMP = re.compile(r'^\[\s*\d+\.\d+\]\s?')
@@ -28,11 +29,9 @@ DIAGNOSTIC = re.compile(r'^\s*# ')
 FAILED_AT = re.compile(r'(?:EXPECTATION|ASSERTION) FAILED at ')
 FACTS = re.compile(r'rx_align_facts: (.*)$')
 FRAME = re.compile(re.escape(FRAME_PREFIX.strip()) + r'\s*(.*)$')
-# A crash ends the run (results missing); a line counts only where the
-# kernel prints it, at the start of a line, never inside a test's own message.
-CRASH = re.compile(r'^\s*(?:Kernel panic - not syncing|Oops(?::| -)|Internal error: |'
-                   r'Unable to handle kernel |BUG: unable to handle|BUG: kernel NULL pointer|'
-                   r'kernel BUG at |Kernel BUG |general protection fault)')
+# A crash ends the run (results missing): crashes.CRASH, one table of every
+# arch's formats, matched only where the kernel prints them, at the start of
+# a line, never inside a test's own message.
 PANIC = re.compile(r'^\s*(Kernel panic - not syncing.*)$')
 # A splat is pinned on the case that ran, or on the window it came in.
 SPLAT = re.compile(r'^\s*(?:WARNING: CPU: \d+ PID: .*|BUG: KASAN: .*|BUG: sleeping function .*|'

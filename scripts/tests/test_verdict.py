@@ -358,3 +358,34 @@ def test_a_second_ktap_stream_is_not_ignored(parser: ModuleType, tmp_path: Path,
     v = judge_log(parser, lines, tmp_path)
     assert v.exit == Exit.INFRA, v.cause
     assert 'second KTAP stream' in v.cause and 'line ' in v.cause
+
+
+CRASH_LOGS = sorted((faults.FIXTURES / 'crashes').glob('*.log'))
+
+
+@pytest.mark.parametrize('log', CRASH_LOGS, ids=[p.stem for p in CRASH_LOGS])
+def test_every_arch_crash_format_is_a_crash(parser: ModuleType, tmp_path: Path,
+                                            log: Path) -> None:
+    """Item 4: the die/oops lines of MIPS, PA-RISC, powerpc, sparc, alpha, sh,
+    m68k and s390 were no crash when the run went on after them (exit 0), or
+    the cause quoted a later line than the first. Each saved crash sits in a
+    case after which every case passes: infra, quoting its first line."""
+    crash = log.read_text().splitlines()
+    lines = faults.insert_before(faults.pass_log(), 'ok 3 napi_alloc_skb len=60', crash)
+    v = judge_log(parser, lines, tmp_path)
+    assert v.exit == Exit.INFRA, v.cause
+    # the first line, or for PA-RISC's banner the one under its bar of underscores
+    assert crash[0].strip() in v.cause or crash[0].strip('_ ') == '' and \
+        crash[1].strip() in v.cause, v.cause
+    assert 'net_rx_align_alloc.rx_napi_alloc after "napi_alloc_skb len=1"' in v.cause
+
+
+def test_the_crash_table_matches_its_examples_and_no_clean_log() -> None:
+    from rxalign.crashes import CRASH, CRASH_FORMATS
+    for f in CRASH_FORMATS:
+        assert CRASH.match(f.example) and f.source, f
+    clean = faults.pass_log() + faults.FAULTS['kmemleak_leak']() + faults.frames_pass()
+    assert [ln for ln in clean if CRASH.match(ln)] == []
+    named = {a.strip() for f in CRASH_FORMATS for a in f.arches.split(',')}
+    stems = {p.stem.split('-')[0] for p in CRASH_LOGS}
+    assert stems <= named, stems - named
