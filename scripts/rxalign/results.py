@@ -267,7 +267,7 @@ class Verdict:
     seconds: Dict[str, float] = dataclasses.field(default_factory=dict)
     logs: Dict[str, str] = dataclasses.field(default_factory=dict)
     problem: Optional[Problem] = None
-    known: str = ''             # an `ARCH: *` rule covers this arch's missing results
+    known: str = ''             # an `ARCH: *` rule: covers the arch only if no case ran
     frames: List[Frame] = dataclasses.field(default_factory=list)     # rx_align_frame: lines
     malformed_frames: List[MalformedFrame] = dataclasses.field(default_factory=list)
     # suite -> cases this arch's kernel had to run (its .config decides: --drivers)
@@ -363,6 +363,9 @@ def decide(v: Verdict) -> Tuple[ArchStatus, str]:
     boot, crash, hang, timeout, no scan) -> its problem; no case ran, a
     declared case is absent, or a case crashed -> infra; a case failed, or
     skipped without a reason, and no rule expects it -> failed; else passed.
+    An `ARCH: *` rule (v.known) makes a problem known only when no case ran
+    at all: never a failure, crash, hang or missing case of an arch that
+    produced results.
     """
     crashed = [c.name for c in v.cases if c.status == CaseStatus.CRASH]
     if v.problem:
@@ -390,8 +393,10 @@ def decide(v: Verdict) -> Tuple[ArchStatus, str]:
         return ArchStatus.PASSED, (f'{v.arch}: {v.count("PASS")} passed, {v.count("SKIP")} '
                                    'skipped with a reason'
                                    + (f', {known} known failure(s)' if known else ''))
-    if v.known:
+    if v.known and not v.cases:
         return ArchStatus.KNOWN, f'{cause} [known: {v.known}]'
+    if v.known:
+        cause += ' (the arch\'s "*" rule covers only an arch without any result)'
     return status, cause
 
 

@@ -90,15 +90,14 @@ def test_two_runs_merge_into_one_report(parser: ModuleType, tmp_path: Path) -> N
 
 
 def test_known_failures_are_shown_not_gating(parser: ModuleType, tmp_path: Path) -> None:
-    d = results_dir(parser, tmp_path, 'r', {'powerpc32': 'fail',
-                                             'powerpc': 'panic_mid_suite'})
+    d = results_dir(parser, tmp_path, 'r', {'powerpc32': 'fail', 'powerpc': 'no_ktap'})
     rules = tmp_path / 'expected'
     rules.write_text('powerpc32: net_rx_align_alloc.rx_napi_alloc  # bug 123\n'
-                     'powerpc: *  # the crash we know\n')
+                     'powerpc: *  # the boot we know fails\n')
     out = tmp_path / 'out'
     assert report_main.main(['--out', str(out), '--expected', str(rules), str(d)]) == Exit.OK
     md = (out / 'report.md').read_text()
-    assert '(known failure: bug 123)' in md and 'the crash we know' in md
+    assert '(known failure: bug 123)' in md and 'the boot we know fails' in md
 
 
 def test_known_failures_syntax_error_names_the_line() -> None:
@@ -428,3 +427,30 @@ def test_report_recomputes_against_what_that_kernel_declared(parser: ModuleType,
     data['arches']['x86_64']['declared'] = {'net_rx_align_drivers': ['rx_drivers_bound']}
     (d / 'results.json').write_text(json.dumps(data))
     assert report_main.main(['--out', str(tmp_path / 'out2'), str(d)]) == Exit.INFRA
+
+
+# ---- issue 24: each test below failed before its fix (see the docstring) ----
+
+def fail_then_panic() -> List[str]:
+    """A parameter fails, then the kernel panics in the next one."""
+    return faults.cut_before(faults.fail(), 'ok 4 napi_alloc_skb len=64') + faults.PANIC
+
+
+@pytest.mark.parametrize('lines, status', [
+    (fail_then_panic, Exit.INFRA),
+    (faults.panic_mid_suite, Exit.INFRA),
+    (faults.truncated, Exit.INFRA),
+    (faults.no_ktap, Exit.OK),
+])
+def test_a_star_rule_covers_only_an_arch_without_results(
+        parser: ModuleType, tmp_path: Path, lines: Any, status: Exit) -> None:
+    """Item 1: `x86_64: *` turned a failing case followed by a panic into
+    known, exit 0 (3 without the rule); a crash or a missing case of an arch
+    that produced results too. Only an arch with no case at all is known."""
+    log = faults.write(lines(), tmp_path / 'ktap.log')
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': str(log)})
+    known = rules(tmp_path, 'x86_64: *  # does not boot here\n')
+    out = tmp_path / 'out'
+    assert report_main.main(['--out', str(out), '--expected', str(known), str(d)]) == status
+    shown = json.loads((out / 'results.json').read_text())['arches']['x86_64']['status']
+    assert shown == ('known' if status == Exit.OK else 'infra')
