@@ -19,7 +19,7 @@ from .cli import run_main
 from .declared import absent, expected_suites
 from .exitcodes import Exit, HarnessError
 from .paths import TESTS_DIR
-from .results import ArchStatus, Results
+from .results import ArchStatus, Results, UnknownFormat
 
 PROG = 'report'
 
@@ -30,6 +30,7 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
         epilog='exit status: as run-kunit, for the merged results; 2 usage (also a '
                'directory that holds no results of run-kunit), 7 results that do not '
                'belong together (another tree, series or run; the same arch twice), '
+               '8 a results.json of a format this scripts/report does not know, '
                '70 internal error')
     p.add_argument('dirs', type=Path, nargs='*', metavar='RESULTS_DIR',
                    help='results directories of run-kunit (none at all: every --require\'d '
@@ -50,6 +51,8 @@ def _load(dirs: List[Path]) -> List[Tuple[Path, Results]]:
     for d in dirs:
         try:
             results, claimed = report.read(d)
+        except UnknownFormat as e:
+            raise HarnessError(Exit.FORMAT, str(e)) from None
         except ValueError as e:
             raise HarnessError(Exit.USAGE, str(e)) from None
         for arch, v in results.arches.items():

@@ -339,11 +339,12 @@ class Verdict:
         elif 'problem' not in d and stored in (ArchStatus.INFRA, ArchStatus.ENVIRONMENT,
                                                ArchStatus.KNOWN):
             # Results written before `problem` was a field: a stored status may
-            # only make an arch worse than its cases say, never better.
+            # only make an arch worse than its cases say, never better. A
+            # stored `known` says results were missing; whether a rule may
+            # excuse that is for this --expected and decide() to say.
             v.problem = Problem(ArchStatus.ENVIRONMENT if stored == ArchStatus.ENVIRONMENT
                                 else ArchStatus.INFRA, str(d.get('cause', '')))
-            if stored == ArchStatus.KNOWN:
-                v.known = v.known or 'known (an earlier report said so)'
+            v.known = ''
         return v
 
 
@@ -437,6 +438,16 @@ class RunMeta:
                    finished=str(d.get('finished', '')), base_commit=str(d.get('base_commit', '')))
 
 
+# The layout of results.json: 2 has `format` and each arch's `problem`; a
+# file without `format` is 1 (older run-kunit). Any other is refused.
+RESULTS_FORMAT = 2
+KNOWN_FORMATS = (1, RESULTS_FORMAT)
+
+
+class UnknownFormat(ValueError):
+    """A results file of a format this reader does not know (newer, or not ours)."""
+
+
 @dataclasses.dataclass
 class Results:
     """One run's results, or several merged: the arches, and what each run tested."""
@@ -455,11 +466,17 @@ class Results:
         if len(self.runs) > 1:
             meta['arches'] = list(self.arches)
             meta['runs'] = [r.to_json() for r in self.runs]
-        return {'meta': meta, 'arches': {a: v.to_json() for a, v in self.arches.items()}}
+        return {'format': RESULTS_FORMAT, 'meta': meta,
+                'arches': {a: v.to_json() for a, v in self.arches.items()}}
 
     @classmethod
     def from_json(cls, data: Any, where: str) -> 'Results':
         d = _fields(data, where, ('meta', 'arches'))
+        version = d.get('format', 1)
+        if isinstance(version, bool) or version not in KNOWN_FORMATS:
+            raise UnknownFormat(f'{where}: results format {version!r}, this scripts/report '
+                                f'reads formats {", ".join(map(str, KNOWN_FORMATS))}: '
+                                'regenerate the reports with the run-kunit that wrote them')
         if not isinstance(d['arches'], dict):
             raise ValueError(f'{where}: arches is not an object of arch -> verdict')
         runs = d['meta'].get('runs') if isinstance(d['meta'], dict) else None

@@ -17,7 +17,7 @@ from rxalign import known_failures, report, report_main
 from rxalign.exitcodes import Exit
 from rxalign.declared import expected_suites
 from rxalign.kunit_driver import ArchRun
-from rxalign.results import Frame, Results, RunMeta, Verdict
+from rxalign.results import RESULTS_FORMAT, Frame, Results, RunMeta, Verdict
 from rxalign.verdict import judge
 
 import faults
@@ -454,3 +454,42 @@ def test_a_star_rule_covers_only_an_arch_without_results(
     assert report_main.main(['--out', str(out), '--expected', str(known), str(d)]) == status
     shown = json.loads((out / 'results.json').read_text())['arches']['x86_64']['status']
     assert shown == ('known' if status == Exit.OK else 'infra')
+
+
+def older_format(r: Dict[str, Any]) -> None:
+    """results.json as run-kunit wrote it before `problem` and `format` were fields,
+    with the status an older --expected gave."""
+    r.pop('format', None)
+    for v in r['arches'].values():
+        v.pop('problem', None)
+        v['status'] = 'known'
+
+
+def test_a_stored_known_status_is_not_trusted(parser: ModuleType, tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Item 2: an older results directory (no `problem` field) whose failed
+    arch was stored `known` merged as known, exit 0, while stderr said
+    "1 failed". A stored status may make an arch worse, never better."""
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': 'fail'})
+    edit_results(d, older_format)
+    out = tmp_path / 'out'
+    assert report_main.main(['--out', str(out), str(d)]) == Exit.INFRA
+    data = json.loads((out / 'results.json').read_text())
+    assert data['arches']['x86_64']['status'] == 'infra'
+    assert 'known' not in capsys.readouterr().err.split('cases say')[-1]
+
+
+@pytest.mark.parametrize('version', [99, '2', None, [2]])
+def test_an_unknown_results_format_is_refused(parser: ModuleType, tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str],
+                                              version: Any) -> None:
+    """Item 2: results.json carried no format version, so a file of another
+    format would be read by these rules; one this reader does not know is
+    refused with its own status."""
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': 'pass'})
+    assert json.loads((d / 'results.json').read_text())['format'] == RESULTS_FORMAT
+    edit_results(d, lambda r: r.update(format=version))
+    assert report_main.main(['--out', str(tmp_path / 'out'), str(d)]) == Exit.FORMAT
+    err = capsys.readouterr().err
+    assert 'results.json' in err and 'format' in err and 'Traceback' not in err
+    assert not (tmp_path / 'out').exists()
