@@ -493,3 +493,25 @@ def test_an_unknown_results_format_is_refused(parser: ModuleType, tmp_path: Path
     err = capsys.readouterr().err
     assert 'results.json' in err and 'format' in err and 'Traceback' not in err
     assert not (tmp_path / 'out').exists()
+
+
+@pytest.mark.parametrize('option', [['--require', ''], ['--require', ' , '], ['--run-id', ''],
+                                    ['--run-id', ' ']])
+def test_an_empty_require_or_run_id_is_a_usage_error(parser: ModuleType, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str],
+                                                     option: List[str]) -> None:
+    """Item 9: `--require ''` (an unset CI variable) required nothing and
+    `--run-id ''` turned the run check off, as `--arch ''` no longer does."""
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': 'pass'})
+    out = tmp_path / 'out'
+    assert report_main.main(['--out', str(out), *option, str(d)]) == Exit.USAGE
+    assert option[0] in capsys.readouterr().err and not out.exists()
+
+
+def test_results_with_no_arch_are_a_usage_error(parser: ModuleType, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Item 9: a results.json with no arches (and a run asked for none) exited 0."""
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': 'pass'})
+    edit_results(d, lambda r: (r.update(arches={}), r['meta'].update(arches=[])))
+    assert report_main.main(['--out', str(tmp_path / 'out'), str(d)]) == Exit.USAGE
+    assert 'no arch' in capsys.readouterr().err
