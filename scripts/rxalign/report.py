@@ -29,7 +29,7 @@ REPORT_FILES = ('report.md', 'report.html', 'junit.xml', 'results.json', 'kcidb.
 
 def atomic_write(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + '.tmp')
-    tmp.write_text(text)
+    tmp.write_text(text, encoding='utf-8')
     os.replace(tmp, path)
 
 
@@ -37,7 +37,7 @@ def read(d: Path) -> Tuple[Results, Dict[str, str]]:
     """One results directory -> its Results, and the statuses its file claims."""
     path = d / 'results.json'
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(path.read_text(encoding='utf-8'))
     except (OSError, ValueError) as e:
         raise ValueError(f'{path}: not a results file of run-kunit ({e})') from e
     results = Results.from_json(data, str(path))
@@ -202,7 +202,7 @@ def markdown(results: Results) -> str:
         for m in v.missing:
             out.append(f'- `{m}`: missing from the KTAP output')
         out.append('')
-    return '\n'.join(out) + '\n'
+    return tables.printable('\n'.join(out) + '\n')
 
 
 # ---- junit.xml ----
@@ -260,7 +260,9 @@ def junit(results: Results) -> str:
     for k, val in totals.items():
         root.set(k, str(val))
     ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding='unicode') + '\n'
+    # ElementTree escapes markup, not the characters XML forbids: tables.printable
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + \
+        tables.printable(ET.tostring(root, encoding='unicode')) + '\n'
 
 
 # ---- kcidb.json ----
@@ -386,4 +388,5 @@ def terminal_table(results: Results) -> str:
                      str(c['SKIP']), str(c['MISSING']), fmt_seconds(s.get('build', 0)),
                      f'{s.get("run", 0)}s'))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return '\n'.join('  '.join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)
+    return tables.printable(
+        '\n'.join('  '.join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows))

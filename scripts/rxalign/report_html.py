@@ -385,10 +385,12 @@ def page(results: Results, links: Optional[Links] = None) -> str:
     links = links or {}
     meta = results.meta if results.runs else None
     title = f'rx-align report: {meta.tree}' if meta else 'rx-align report'
-    return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-            f'<title>{e(title)}</title>\n<style>{CSS}</style></head><body>\n'
-            + _header(results) + _summary(results, links) + _measured(results)
-            + _failures(results) + _known_and_skipped(results) + _every_case(results)
-            + '</body></html>\n')
+    # console text may hold characters no HTML may: shown as escapes (tables.printable)
+    return tables.printable(
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f'<title>{e(title)}</title>\n<style>{CSS}</style></head><body>\n'
+        + _header(results) + _summary(results, links) + _measured(results)
+        + _failures(results) + _known_and_skipped(results) + _every_case(results)
+        + '</body></html>\n')
 

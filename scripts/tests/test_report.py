@@ -515,3 +515,44 @@ def test_results_with_no_arch_are_a_usage_error(parser: ModuleType, tmp_path: Pa
     edit_results(d, lambda r: (r.update(arches={}), r['meta'].update(arches=[])))
     assert report_main.main(['--out', str(tmp_path / 'out'), str(d)]) == Exit.USAGE
     assert 'no arch' in capsys.readouterr().err
+
+
+# Bytes a console can carry: ANSI colour, BEL, form feed, NUL, DEL, a C1
+# control (NEL), invalid UTF-8, and U+FFFE (no XML character).
+CONSOLE_BYTES = (b'\x1b[31mred\x1b[0m \x07bell \x0cff \x00nul \x7fdel \xc2\x85nel '
+                 b'\xff\xfe bad \xef\xbf\xbe end')
+# What no XML 1.0 or HTML document may hold (the C0 controls but tab,
+# newline and carriage return; DEL and the C1 controls, which HTML forbids).
+NO_CHAR = re.compile('[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]')
+
+
+@pytest.mark.skipif(not shutil.which('xmllint'), reason='xmllint (libxml2-utils) not installed')
+def test_every_writer_makes_a_valid_file_of_any_console_bytes(parser: ModuleType,
+                                                             tmp_path: Path) -> None:
+    """Item 6: a failure message with ESC, BEL or FF made junit.xml invalid
+    XML (and report.html, report.md carried the raw controls)."""
+    text = '\n'.join(faults.fail()).encode()
+    text = text.replace(b'expected pad 64 + NET_IP_ALIGN 0', b'expected ' + CONSOLE_BYTES)
+    text = text.replace(b'ok 5 __netdev_alloc_skb_gfp_dma', b'ok 5 __netdev_alloc_skb_gfp_dma'
+                        b' # SKIP no zone \x1b[1m\x07', 1)
+    log = tmp_path / 'bytes.ktap'
+    log.write_bytes(text + b'\n')
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': str(log)})
+    files = {f: (d / f).read_bytes().decode('utf-8') for f in report.REPORT_FILES}
+    for name, content in files.items():
+        assert not NO_CHAR.search(content), (name, NO_CHAR.findall(content))
+    proc = subprocess.run(['xmllint', '--noout', '--schema', str(XSD), str(d / 'junit.xml')],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    page = subprocess.run(['xmllint', '--html', '--noout', str(d / 'report.html')],
+                          capture_output=True, text=True, check=False).stderr
+    # libxml2's HTML parser is HTML 4: it knows no <section>; every other error counts
+    assert [e for e in page.splitlines() if ' error : ' in e and
+            not re.search(r'error : Tag \w+ invalid$', e)] == [], page
+    for name in ('results.json', 'kcidb.json'):
+        json.loads(files[name])
+    # the results keep what the console said; the reports show it visibly
+    data = json.loads(files['results.json'])
+    failed = next(c for c in data['arches']['x86_64']['cases'] if c['status'] == 'FAIL')
+    assert '\x1b[31mred' in failed['message']
+    assert '\\x1b[31mred' in files['report.md'] and '\\x07bell' in files['junit.xml']
