@@ -30,7 +30,8 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
         epilog='exit status: as run-kunit, for the merged results; 2 usage (also a '
                'directory that holds no results of run-kunit), 7 results that do not '
                'belong together (another tree, series or run; the same arch twice), '
-               '8 a results.json of a format this scripts/report does not know, '
+               '8 a results.json of a format this scripts/report does not know, 9 the '
+               'reports could not be put at --out (kept where the message says), '
                '70 internal error')
     p.add_argument('dirs', type=Path, nargs='*', metavar='RESULTS_DIR',
                    help='results directories of run-kunit (none at all: every --require\'d '

@@ -48,7 +48,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                     'in QEMU with kunit.py, and write per-arch results and reports.',
         epilog='exit status: 0 passed, 1 a test failed, 2 usage, 3 results missing '
                '(build/boot/timeout/hang/crash/incomplete KTAP), 4 environment, 5 a patch '
-               'did not apply, 6 cache busy, 70 internal error, 130 interrupted')
+               'did not apply, 6 cache busy, 9 results complete but --out taken (kept where '
+               'the message says), 70 internal error, 130 interrupted')
     p.add_argument('--arch', help=f'comma-separated arches, or "all" (default: {default}; '
                    f'known: {names})')
     p.add_argument('--tree', type=Path, help='use this kernel tree instead of Debian\'s '

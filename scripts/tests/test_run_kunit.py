@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import shutil
 import time
 from pathlib import Path
-from typing import List, Tuple
+from typing import Any, List, Tuple
 
 import pytest
 
-from rxalign import deps, run_kunit
+from rxalign import deps, outdir, run_kunit
 from rxalign.cache import Cache, Lock
 from rxalign.exitcodes import Exit, HarnessError
 
@@ -382,3 +383,43 @@ def test_results_and_cache_inside_the_tree_are_not_what_it_tests(
         assert run(monkeypatch, checkout, out, 'pass', args=('--arch', arch)) == Exit.OK
         hashes.append(json.loads((out / 'results.json').read_text())['meta']['tree_hash'])
     assert hashes[0] == hashes[1]
+
+
+# ---- issue 24: each test below failed before its fix (see the docstring) ----
+
+@pytest.mark.parametrize('race', ['taken', 'rename_fails'])
+def test_results_are_kept_when_out_was_taken(monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str],
+                                             fake_tree: Path, cache_root: Path,
+                                             tmp_path: Path, race: str) -> None:
+    """Item 8: another run (with its own cache) took --out while this one ran,
+    or the final rename failed: the staging directory, the only copy of the
+    results, was deleted."""
+    out = tmp_path / 'out'
+    real = run_kunit.run_arch
+
+    def other_run_takes_out(*args: Any, **kw: Any) -> Any:
+        out.mkdir()
+        (out / 'results.json').write_text('{"the other run": 1}\n')
+        return real(*args, **kw)
+
+    replace = outdir.os.replace
+
+    def rename_fails(src: Any, dst: Any) -> None:
+        if Path(dst) == out:
+            raise OSError(errno.EXDEV, 'Invalid cross-device link')
+        replace(src, dst)
+
+    if race == 'taken':
+        monkeypatch.setattr(run_kunit, 'run_arch', other_run_takes_out)
+    else:
+        monkeypatch.setattr(outdir.os, 'replace', rename_fails)
+    assert run(monkeypatch, fake_tree, out, 'fail') == Exit.NOT_PLACED
+    err = capsys.readouterr().err
+    kept = leftovers(out)
+    assert len(kept) == 1, kept
+    assert str(out.parent / kept[0]) in err
+    results = json.loads((out.parent / kept[0] / 'results.json').read_text())
+    assert results['arches']['x86_64']['status'] == 'failed'
+    if race == 'taken':
+        assert (out / 'results.json').read_text() == '{"the other run": 1}\n'
