@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 import shutil
 import time
 from pathlib import Path
@@ -11,7 +12,7 @@ from typing import Any, List, Tuple
 
 import pytest
 
-from rxalign import deps, outdir, run_kunit
+from rxalign import deps, kunit_driver, run_kunit
 from rxalign.cache import Cache, Lock
 from rxalign.exitcodes import Exit, HarnessError
 
@@ -396,14 +397,14 @@ def test_results_are_kept_when_out_was_taken(monkeypatch: pytest.MonkeyPatch,
     or the final rename failed: the staging directory, the only copy of the
     results, was deleted."""
     out = tmp_path / 'out'
-    real = run_kunit.run_arch
+    real = kunit_driver.run_arch
 
     def other_run_takes_out(*args: Any, **kw: Any) -> Any:
         out.mkdir()
         (out / 'results.json').write_text('{"the other run": 1}\n')
         return real(*args, **kw)
 
-    replace = outdir.os.replace
+    replace = os.replace
 
     def rename_fails(src: Any, dst: Any) -> None:
         if Path(dst) == out:
@@ -413,7 +414,7 @@ def test_results_are_kept_when_out_was_taken(monkeypatch: pytest.MonkeyPatch,
     if race == 'taken':
         monkeypatch.setattr(run_kunit, 'run_arch', other_run_takes_out)
     else:
-        monkeypatch.setattr(outdir.os, 'replace', rename_fails)
+        monkeypatch.setattr(os, 'replace', rename_fails)
     assert run(monkeypatch, fake_tree, out, 'fail') == Exit.NOT_PLACED
     err = capsys.readouterr().err
     kept = leftovers(out)
