@@ -172,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
         raise unexpected[0]
 
     cache = Cache(default_root())
-    with Lock(cache), outdir.Staging(out) as staging:
+    with Lock(cache) as lock, outdir.Staging(out) as staging:
         partial = staging.path
         mine = [cache.root, out, partial] + ([out.parent] if latest else [])
         base = tree.user_base(args.tree, mine) if args.tree else tree.debian_base()
@@ -202,7 +202,7 @@ def run(args: argparse.Namespace) -> int:
                                                                  ('drivers', args.drivers))
                                                 if on),
                                slim=not args.no_slim, kmemleak=args.debug,
-                               drivers=args.drivers)
+                               drivers=args.drivers, lock=lock)
         parser = load_kunit_parser(prepared.path / 'tools/testing/kunit')
         # What the kernel under test was built from, even if kunit-tests/
         # changes while the run goes on.

@@ -6,13 +6,14 @@ import errno
 import json
 import os
 import shutil
+import signal
 import time
 from pathlib import Path
 from typing import Any, List, Tuple
 
 import pytest
 
-from rxalign import deps, kunit_driver, run_kunit
+from rxalign import deps, kunit_driver, procs, run_kunit
 from rxalign.cache import Cache, Lock
 from rxalign.exitcodes import Exit, HarnessError
 
@@ -424,3 +425,54 @@ def test_results_are_kept_when_out_was_taken(monkeypatch: pytest.MonkeyPatch,
     assert results['arches']['x86_64']['status'] == 'failed'
     if race == 'taken':
         assert (out / 'results.json').read_text() == '{"the other run": 1}\n'
+
+
+def lock_groups(cache_root: Path) -> List[int]:
+    lock = cache_root / 'lock'
+    text = lock.read_text() if lock.exists() else ''
+    return [int(ln.split()[1]) for ln in text.splitlines() if ln.startswith('group ')]
+
+
+def test_a_killed_run_keeps_the_cache_while_its_children_live(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path) -> None:
+    """Item 10: after SIGKILL of run-kunit, its kunit.py and QEMU kept running
+    and a new run on the same cache took the lock while they ran. The fake
+    kunit.py here waits on a `sleep` that stands for QEMU."""
+    monkeypatch.setenv('RXALIGN_FAKE', 'spin')
+    monkeypatch.setenv('RXALIGN_FAKE_KTAP', str(faults.path('truncated')))
+    pid = os.fork()
+    if pid == 0:    # the run that gets killed
+        code = 70
+        try:
+            code = run_kunit.main(['--tree', str(fake_tree), '--out', str(tmp_path / 'a'),
+                                   '--timeout', '60', '--idle-timeout', '60'])
+        finally:
+            os._exit(code)
+    groups: List[int] = []
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not any(
+                'sleep' in procs.command(p) for g in lock_groups(cache_root)
+                for p in procs.group_members(g)):
+            time.sleep(0.2)
+        groups = lock_groups(cache_root)
+        assert groups, 'the fake kunit.py never started'
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        # kunit.py (holding the lock's fd) and its QEMU still run
+        assert run(monkeypatch, fake_tree, tmp_path / 'b', 'pass') == Exit.BUSY
+        assert 'in use' in capsys.readouterr().err
+        # kunit.py dies too; its QEMU, which never had the fd, lives on
+        os.kill(groups[-1], signal.SIGKILL)
+        time.sleep(0.5)
+        assert run(monkeypatch, fake_tree, tmp_path / 'c', 'pass') == Exit.BUSY
+        assert f'kill -- -{groups[-1]}' in capsys.readouterr().err
+    finally:
+        for g in groups:
+            try:
+                os.killpg(g, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    time.sleep(0.5)
+    assert run(monkeypatch, fake_tree, tmp_path / 'd', 'pass') == Exit.OK
