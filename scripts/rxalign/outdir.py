@@ -3,8 +3,10 @@
 Nothing that exists is ever deleted or overwritten: --out must name a
 directory that does not exist yet, or an empty one (a CI that made it).
 Results are written to a new hidden sibling, `.<name>.<random>.partial`,
-and renamed onto --out only when complete; a run that fails or is
-interrupted removes its own partial directory and nothing else. Complete
+and renamed onto --out only when complete (run-kunit interrupted after
+some arches finished completes it with those, marked partial); a run
+that fails, or is interrupted before any arch finished, removes its own
+partial directory and nothing else. Complete
 results that cannot be renamed onto --out (another run took it) stay
 where they were written, and the error names that directory (exit 9).
 """

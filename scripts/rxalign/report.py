@@ -171,6 +171,8 @@ def markdown(results: Results) -> str:
         out += [f'run `{meta.run_id}`, head `{meta.head[:12]}`, tree hash '
                 f'`{meta.tree_hash[:12]}`, series `{meta.series[:12]}`, finished '
                 + ', '.join(dict.fromkeys(r.finished for r in results.runs)), '']
+        out += [f'**partial: {r.interrupted}**' for r in results.runs if r.interrupted]
+        out += [''] if any(r.interrupted for r in results.runs) else []
     out.append('| arch | verdict | pass | fail | known | skip | missing | build | boot+run |')
     out.append('|---|---|---|---|---|---|---|---|---|')
     for name, v in arches.items():

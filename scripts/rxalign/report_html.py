@@ -91,6 +91,7 @@ def _header(results: Results) -> str:
         else:
             rows += [(f'run {i}', f'{r.finished}: {", ".join(r.arches)}')
                      for i, r in enumerate(results.runs, 1)]
+        rows += [('partial', r.interrupted) for r in results.runs if r.interrupted]
     title = f'rx-align: {meta.tree}' if meta else 'rx-align'
     return (f'<header>\n<h1>{e(title)}</h1>\n'
             f'<p class="gate s-{status}" id="gate">{e(gate_text)}</p>\n<dl class="meta">'

@@ -417,6 +417,7 @@ class RunMeta:
     arches: Tuple[str, ...]     # what the run was asked for
     finished: str
     base_commit: str = ''
+    interrupted: str = ''       # the run was stopped: only some arches are complete
 
     IDENTITY = ('tree_hash', 'series', 'run_id')
 
@@ -435,7 +436,8 @@ class RunMeta:
                    tree_hash=str(d.get('tree_hash', '')), series=str(d.get('series', '')),
                    run_id=str(d.get('run_id', '')),
                    arches=tuple(str(a) for a in d.get('arches', [])),
-                   finished=str(d.get('finished', '')), base_commit=str(d.get('base_commit', '')))
+                   finished=str(d.get('finished', '')), base_commit=str(d.get('base_commit', '')),
+                   interrupted=str(d.get('interrupted', '')))
 
 
 # The layout of results.json: 2 has `format` and each arch's `problem`; a

@@ -13,7 +13,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, List, Optional, Sequence
+from types import ModuleType
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence
 
 from . import arches, deps, known_failures, outdir, report, series, tables, tree
 from .cache import Cache, Lock, default_root
@@ -146,6 +147,34 @@ def with_nics(selected: List[arches.Arch], spec: Optional[str]) -> List[arches.A
     return have
 
 
+def _run_arches(selected: List[arches.Arch], problems: Dict[str, HarnessError],
+                settings: RunSettings, partial: Path, out: Path, parser: ModuleType,
+                built_tests: Path, ours: FrozenSet[str], known: List[known_failures.Rule],
+                timeout: int, verdicts: List[Verdict]) -> None:
+    """Build, boot and judge each arch in turn; each verdict joins `verdicts` when complete."""
+    for i, a in enumerate(selected, 1):
+        show = _progress(i, len(selected), a.name, time.monotonic())
+        if a.name in problems:
+            (partial / a.name).mkdir()
+            v = Verdict(arch=a.name, problem=Problem(ArchStatus.ENVIRONMENT,
+                                                     problems[a.name].message))
+        else:
+            result = run_arch(a, settings, partial / a.name, show)
+            config = (read_config(result.config)
+                      if result.config and result.config.is_file() else None)
+            v = judge(result, expected_suites(built_tests, config), parser, timeout,
+                      ours)
+        known_failures.apply(v, known)
+        # The results directory is renamed into place at the end: name
+        # the logs where they will be, not where they are being written.
+        if v.problem:
+            v.problem = Problem(v.problem.status,
+                                v.problem.cause.replace(str(partial), str(out)))
+        v.logs = {k: p.replace(str(partial), str(out)) for k, p in v.logs.items()}
+        show(f'{v.status.value}: {tables.why(v)}')
+        verdicts.append(v)
+
+
 def run(args: argparse.Namespace) -> int:
     selected = select_arches(args.arch)
     if args.drivers:
@@ -209,27 +238,19 @@ def run(args: argparse.Namespace) -> int:
         built_tests = prepared.path / tree.TESTS_DEST
         ours = module_functions(built_tests)
         verdicts: List[Verdict] = []
-        for i, a in enumerate(selected, 1):
-            show = _progress(i, len(selected), a.name, time.monotonic())
-            if a.name in problems:
-                (partial / a.name).mkdir()
-                v = Verdict(arch=a.name, problem=Problem(ArchStatus.ENVIRONMENT,
-                                                         problems[a.name].message))
-            else:
-                result = run_arch(a, settings, partial / a.name, show)
-                config = (read_config(result.config)
-                          if result.config and result.config.is_file() else None)
-                v = judge(result, expected_suites(built_tests, config), parser, args.timeout,
-                          ours)
-            known_failures.apply(v, known)
-            # The results directory is renamed into place at the end: name
-            # the logs where they will be, not where they are being written.
-            if v.problem:
-                v.problem = Problem(v.problem.status,
-                                    v.problem.cause.replace(str(partial), str(out)))
-            v.logs = {k: p.replace(str(partial), str(out)) for k, p in v.logs.items()}
-            show(f'{v.status.value}: {tables.why(v)}')
-            verdicts.append(v)
+        interrupted = ''
+        try:
+            _run_arches(selected, problems, settings, partial, out, parser, built_tests, ours,
+                        known, args.timeout, verdicts)
+        except KeyboardInterrupt:   # Ctrl-C, or SIGTERM (cli.run_main)
+            if not verdicts:
+                raise               # nothing complete: the partial directory goes
+            interrupted = (f'interrupted (SIGINT or SIGTERM) after {len(verdicts)} of '
+                           f'{len(selected)} arches')
+            done = {v.arch for v in verdicts}
+            verdicts += [Verdict(arch=a.name, problem=Problem(
+                ArchStatus.INFRA, f'{a.name}: {interrupted}: no complete results'))
+                for a in selected if a.name not in done]
 
         meta = RunMeta(tree=label, head=prepared.head, base_commit=prepared.base_commit,
                        tree_hash=_git_tree_hash(prepared.path),
@@ -237,9 +258,10 @@ def run(args: argparse.Namespace) -> int:
                                              .encode()).hexdigest(),
                        run_id=run_id, arches=tuple(a.name for a in selected),
                        finished=datetime.datetime.now(datetime.timezone.utc)
-                       .isoformat(timespec='seconds'))
+                       .isoformat(timespec='seconds'), interrupted=interrupted)
         results = Results(runs=[meta], arches={v.arch: v for v in verdicts})
         for v in verdicts:
+            (partial / v.arch).mkdir(exist_ok=True)
             report.atomic_write(partial / v.arch / 'verdict.json',
                                 json.dumps(v.to_json(), indent=1) + '\n')
         report.write_all(partial, results)
@@ -255,6 +277,10 @@ def run(args: argparse.Namespace) -> int:
             say(f'{PROG}: known, not gating: {v.cause}')
         elif v.status != ArchStatus.PASSED:
             error(v.cause)
+    if interrupted:
+        error(f'{interrupted}; the results of the arches that finished are kept in {out}, '
+              'marked partial')
+        return int(Exit.INTERRUPTED)
     return int(results.gate())
 
 
@@ -265,8 +291,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             nics = f' NICs: {", ".join(n.qemu_device for n in a.nics)}' if a.nics else ''
             say(f'{a.name:12} {"default" if a.default else "":8} {a.policy}{nics}')
         return 0
-    return run_main(PROG, lambda: run(args), 'interrupted; the partial results were removed, '
-                    'the next run starts clean')
+    return run_main(PROG, lambda: run(args), 'interrupted before any arch finished; the '
+                    'partial results were removed, the next run starts clean')
 
 
 if __name__ == '__main__':

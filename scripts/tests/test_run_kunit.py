@@ -476,3 +476,34 @@ def test_a_killed_run_keeps_the_cache_while_its_children_live(
                 pass
     time.sleep(0.5)
     assert run(monkeypatch, fake_tree, tmp_path / 'd', 'pass') == Exit.OK
+
+
+@pytest.mark.parametrize('how', ['SIGINT', 'SIGTERM'])
+def test_an_interrupted_run_keeps_the_arches_it_finished(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path, how: str) -> None:
+    """Item 10: Ctrl-C or SIGTERM (a CI job cancelled) during the second arch
+    deleted the first arch's complete results with the rest."""
+    real = kunit_driver.run_arch
+
+    def stopped_in_powerpc32(arch: Any, *args: Any, **kw: Any) -> Any:
+        if arch.name == 'powerpc32':
+            if how == 'SIGTERM':
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(5)
+            raise KeyboardInterrupt
+        return real(arch, *args, **kw)
+
+    monkeypatch.setattr(run_kunit, 'run_arch', stopped_in_powerpc32)
+    out = tmp_path / 'out'
+    assert run(monkeypatch, fake_tree, out, 'pass',
+               args=('--arch', 'x86_64,powerpc32,powerpc')) == Exit.INTERRUPTED
+    data = json.loads((out / 'results.json').read_text())
+    assert data['meta']['interrupted'] and not leftovers(out)
+    statuses = {a: v['status'] for a, v in data['arches'].items()}
+    assert statuses == {'x86_64': 'passed', 'powerpc32': 'infra', 'powerpc': 'infra'}
+    assert 'interrupted' in data['arches']['powerpc']['cause']
+    assert 'partial' in (out / 'report.md').read_text()
+    assert '<dt>partial</dt>' in (out / 'report.html').read_text()
+    assert (out / 'x86_64' / 'ktap.log').is_file()
+    assert str(out) in capsys.readouterr().err
