@@ -18,21 +18,20 @@ import dataclasses
 import re
 from typing import Dict, Iterable, List, Optional
 
+from .crashes import CRASH
 from .results import FRAME_PREFIX, Frame, MalformedFrame, parse_frame
 
 TIMESTAMP = re.compile(r'^\[\s*\d+\.\d+\]\s?')
 SUBTEST = re.compile(r'^( *)# Subtest: (.+)$')
 RESULT = re.compile(r'^( *)(?:not )?ok \d+ (?:- )?([^#]*?)\s*(?:#\s*(\w+)\b\s*(.*))?$')
-KTAP_START = re.compile(r'^\s*K?TAP version \d+')
+KTAP_START = re.compile(r'^(\s*)K?TAP version \d+')
 DIAGNOSTIC = re.compile(r'^\s*# ')
 FAILED_AT = re.compile(r'(?:EXPECTATION|ASSERTION) FAILED at ')
 FACTS = re.compile(r'rx_align_facts: (.*)$')
 FRAME = re.compile(re.escape(FRAME_PREFIX.strip()) + r'\s*(.*)$')
-# A crash ends the run (results missing); a line counts only where the
-# kernel prints it, at the start of a line, never inside a test's own message.
-CRASH = re.compile(r'^\s*(?:Kernel panic - not syncing|Oops(?::| -)|Internal error: |'
-                   r'Unable to handle kernel |BUG: unable to handle|BUG: kernel NULL pointer|'
-                   r'kernel BUG at |Kernel BUG |general protection fault)')
+# A crash ends the run (results missing): crashes.CRASH, one table of every
+# arch's formats, matched only where the kernel prints them, at the start of
+# a line, never inside a test's own message.
 PANIC = re.compile(r'^\s*(Kernel panic - not syncing.*)$')
 # A splat is pinned on the case that ran, or on the window it came in.
 SPLAT = re.compile(r'^\s*(?:WARNING: CPU: \d+ PID: .*|BUG: KASAN: .*|BUG: sleeping function .*|'
@@ -77,6 +76,9 @@ class Console:
     stray: Dict[str, str] = dataclasses.field(default_factory=dict)    # window -> first line
     crash: Optional[Crash] = None
     where: str = ''                                             # when output stopped
+    # the line (1-based) where a second top-level KTAP stream began: the
+    # kernel rebooted, or ran the suites again; kunit_parser reads the first only
+    second_stream: int = 0
     kmemleak: KmemleakScan = dataclasses.field(default_factory=KmemleakScan)
 
 
@@ -90,6 +92,7 @@ def read(raw: Iterable[str]) -> Console:
     path: List[str] = []        # the suite and parameterised case now open
     last = ''                   # the last case that finished
     started = False             # KTAP began: before it, a splat is boot's, no case's
+    top = ''                    # the indentation of the first stream's version line
     suite_done = ''             # the last suite that finished, while none is open
     pending = ''                # a splat waiting for the case it happened in
     in_message = False          # inside a failed expectation's message
@@ -107,7 +110,7 @@ def read(raw: Iterable[str]) -> Console:
                 con.malformed_frames.append(f)
         frames.clear()
 
-    for line in con.lines:
+    for number, line in enumerate(con.lines, 1):
         m = FACTS.search(line)
         if m and not in_message:
             con.facts = dict(kv.split('=', 1) for kv in m.group(1).split() if '=' in kv)
@@ -125,8 +128,11 @@ def read(raw: Iterable[str]) -> Console:
                 con.kmemleak.objects.append([])
             if con.kmemleak.objects:
                 con.kmemleak.objects[-1].append(line.rstrip())
-        if not started and KTAP_START.match(line):
-            started = True
+        v = KTAP_START.match(line)
+        if v and not started:
+            started, top = True, v.group(1)
+        elif v and v.group(1) == top and not con.second_stream:
+            con.second_stream = number
         s = SUBTEST.match(line)
         r = RESULT.match(line) if not s else None
         if s or r or (DIAGNOSTIC.match(line) and not FAILED_AT.search(line)):

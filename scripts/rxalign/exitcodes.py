@@ -16,6 +16,9 @@ class Exit(enum.IntEnum):
     BUSY = 6            # another run holds the cache lock
     MISMATCH = 7        # results that do not belong together: another tree, series or
                         # run, or the same arch twice
+    FORMAT = 8          # scripts/report: a results file of a format it does not know
+    NOT_PLACED = 9      # complete results that could not be put at --out: kept, the message
+                        # says where
     INTERNAL = 70       # a bug of ours (sysexits' EX_SOFTWARE): never 0, never 1
     INTERRUPTED = 130   # Ctrl-C
 

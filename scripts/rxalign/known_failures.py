@@ -7,8 +7,9 @@ module: it covers that test and everything under it (whole names only, so
 case a rule covers is a known failure (XFAIL): shown, not gating.  A skip
 without a reason is never covered: it is no failure of the kernel but of
 the test.  NAME `*` covers only an arch whose results are missing
-altogether (a known build failure, a boot that never prints): a failure
-in a run that did complete still gates; it must name its ARCH.
+altogether (a known build failure, a boot that never prints): a failed
+case, a crash, a hang or a missing case of an arch that ran any case
+still gates (results.decide() says so); it must name its ARCH.
 """
 
 from __future__ import annotations

@@ -14,7 +14,8 @@ import re
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from .console import CRASH, PANIC, RESULT, SUBTEST, TIMESTAMP
+from .console import PANIC, RESULT, SUBTEST, TIMESTAMP
+from .crashes import CRASH
 
 STAMP = re.compile(r'^\[\s*(\d+\.\d+)\]')
 HEADER = re.compile(r'^\s*(?:K?TAP version \d+|1\.\.\d+|# module: )')   # before a suite's cases

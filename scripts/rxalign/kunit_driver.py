@@ -26,10 +26,11 @@ from types import ModuleType
 from typing import Callable, Dict, List, Optional, Tuple
 
 from .arches import Arch
-from .cache import Cache
+from .cache import Cache, Lock
 from .console import RESULT as RESULT_LINE, PANIC as PANIC_LINE, TIMESTAMP
 from .fmt import seconds as fmt_seconds
 from .paths import KMEMLEAK_INIT
+from .procs import group_members
 
 Progress = Callable[[str], None]
 
@@ -66,6 +67,9 @@ class RunSettings:
     kmemleak: bool = False                  # --debug: scan for leaks where the arch can
     idle_timeout: float = 60.0              # stop a guest silent this long, as hung
     drivers: bool = False                   # --drivers: the arch's NICs, their drivers built
+    # the cache lock: every child inherits its fd, so the lock stays held while
+    # any of them lives (a run-kunit killed by SIGKILL leaves them running)
+    lock: Optional[Lock] = None
 
 
 def build_env(cache: Cache) -> Dict[str, str]:
@@ -259,13 +263,20 @@ def kmemleak_initramfs(build_dir: Path) -> List[str]:
 
 def _run(cmd: List[str], log: Path, env: Dict[str, str], cwd: Path,
          timeout: Optional[float] = None,
-         watch: Optional['ConsoleWatch'] = None) -> Tuple[int, bool]:
-    """Run one kunit.py phase in its own process group; append output to log."""
+         watch: Optional['ConsoleWatch'] = None, lock: Optional[Lock] = None) -> Tuple[int, bool]:
+    """Run one kunit.py phase in its own process group; append output to log.
+
+    The child inherits the cache lock's fd (and make's children with it), and
+    the lock file names its process group: a new run cannot take the cache
+    while any of them lives, even after this process died by SIGKILL."""
     with open(log, 'a', encoding='utf-8', errors='replace') as out:
         out.write('$ ' + ' '.join(cmd) + '\n')
         out.flush()
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                env=env, cwd=cwd, start_new_session=True)
+                                env=env, cwd=cwd, start_new_session=True,
+                                pass_fds=(lock.fileno(),) if lock else ())
+        if lock:
+            lock.adopt(proc.pid)
         deadline = time.monotonic() + timeout if timeout else None
         try:
             while True:
@@ -331,23 +342,10 @@ class ConsoleWatch:
         return bool(self.stopped)
 
 
-def _group_members(pgid: int) -> List[int]:
-    """The processes of a process group (kunit.py's QEMU), from /proc."""
-    pids = []
-    for stat in Path('/proc').glob('[0-9]*/stat'):
-        try:
-            fields = stat.read_text().rsplit(')', 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if int(fields[2]) == pgid:
-            pids.append(int(stat.parent.name))
-    return pids
-
-
 def _stop_guest(proc: 'subprocess.Popen[bytes]') -> int:
     """End the guest, not kunit.py: with its QEMU gone, kunit.py reads the end of
     the console, writes test.log and exits; if it does not, kill the group."""
-    for pid in _group_members(proc.pid):
+    for pid in group_members(proc.pid):
         if pid != proc.pid:
             try:
                 os.kill(pid, signal.SIGTERM)
@@ -426,7 +424,7 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
         start = time.monotonic()
         watch = ConsoleWatch(log, s.idle_timeout) if name == 'run' else None
         rc, killed = _run(cmd, log, dict(env, PYTHONUNBUFFERED='1') if watch else env,
-                          s.tree, limit, watch)
+                          s.tree, limit, watch, s.lock)
         result.seconds[name] = round(time.monotonic() - start, 1)
         progress(f'{verb} done in {fmt_seconds(result.seconds[name])}'
                  + ('' if rc == 0 or name == 'run' else f' (failed, see {log})'))

@@ -3,8 +3,12 @@
 Nothing that exists is ever deleted or overwritten: --out must name a
 directory that does not exist yet, or an empty one (a CI that made it).
 Results are written to a new hidden sibling, `.<name>.<random>.partial`,
-and renamed onto --out only when complete; a run that fails or is
-interrupted removes its own partial directory and nothing else.
+and renamed onto --out only when complete (run-kunit interrupted after
+some arches finished completes it with those, marked partial); a run
+that fails, or is interrupted before any arch finished, removes its own
+partial directory and nothing else. Complete
+results that cannot be renamed onto --out (another run took it) stay
+where they were written, and the error names that directory (exit 9).
 """
 
 from __future__ import annotations
@@ -61,12 +65,19 @@ class Staging:
         return self
 
     def commit(self) -> None:
-        check(self.out, self.opt)   # still new or empty?
+        """Put the complete results at `out`; if that cannot be done (another run
+        took the name meanwhile, the rename failed), keep them where they are:
+        they may be the only copy, and the error says where."""
+        kept = self.path
         try:
-            os.replace(self.path, self.out)
-        except OSError as e:
-            raise HarnessError(Exit.USAGE, f'{self.opt} {self.out}: cannot put the results '
-                               f'there ({e.strerror}); they are in {self.path}') from None
+            check(self.out, self.opt)   # still new or empty?
+            os.replace(kept, self.out)
+        except (HarnessError, OSError) as e:
+            self._path = None           # never deleted: __exit__ leaves it alone
+            why = e.message if isinstance(e, HarnessError) else \
+                f'{self.opt} {self.out}: {e.strerror or e}'
+            raise HarnessError(Exit.NOT_PLACED, f'{why}; the complete results are kept in '
+                               f'{kept} (move them where you want them)') from None
         self._path = None
 
     def __exit__(self, *exc: object) -> None:

@@ -23,14 +23,14 @@ from . import baseline, fmt, ktap_index, report_html, tables
 from .exitcodes import Exit, HarnessError
 from .report_html import Links
 from .results import (ArchStatus, Case, CaseStatus, FrameVerdict, Problem, Results, RunMeta,
-                      Verdict)
+                      Verdict, decide)
 
 REPORT_FILES = ('report.md', 'report.html', 'junit.xml', 'results.json', 'kcidb.json')
 
 
 def atomic_write(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + '.tmp')
-    tmp.write_text(text)
+    tmp.write_text(text, encoding='utf-8')
     os.replace(tmp, path)
 
 
@@ -267,6 +267,8 @@ def markdown(results: Results, links: Optional[Links] = None,
         out += [f'tree `{meta.tree}`, run `{meta.run_id}`, head `{meta.head[:12]}`, tree hash '
                 f'`{meta.tree_hash[:12]}`, series `{meta.series[:12]}`, finished '
                 + ', '.join(dict.fromkeys(r.finished for r in results.runs)), '']
+        out += [f'**partial: {r.interrupted}**' for r in results.runs if r.interrupted]
+        out += [''] if any(r.interrupted for r in results.runs) else []
     out.append('| arch | verdict | pass | fail | known | skip | missing | build | boot+run | '
                'logs |')
     out.append('|---|---|---|---|---|---|---|---|---|---|')
@@ -306,7 +308,7 @@ def markdown(results: Results, links: Optional[Links] = None,
         out.append('')
     out += _md_skips(results)
     out += _md_every_case(results, links, index, comparison)
-    return '\n'.join(out) + '\n'
+    return tables.printable('\n'.join(out) + '\n')
 
 
 # ---- junit.xml ----
@@ -364,24 +366,32 @@ def junit(results: Results) -> str:
     for k, val in totals.items():
         root.set(k, str(val))
     ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding='unicode') + '\n'
+    # ElementTree escapes markup, not the characters XML forbids: tables.printable
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + \
+        tables.printable(ET.tostring(root, encoding='unicode')) + '\n'
 
 
 # ---- kcidb.json ----
 #
-# The rules below are KCIDB's I/O schema v4.3 (kcidb-io,
-# kcidb_io/schema/v04_03.py, and the patterns of its v4 base): an origin
-# matches [a-z0-9_]+ and every id is "<origin>:<anything>"; a test path is
-# dot-separated and matches ^[.a-zA-Z0-9_-]*$; a build's architecture
-# matches ^[a-z0-9_]*$; git_commit_hash is 40 hex digits; a test status is
-# one of FAIL ERROR MISS PASS DONE SKIP; no property may be null, and no
-# object takes properties the schema does not name. tests/test_report.py
-# checks our output against them.
+# The rules below are KCIDB's I/O schema v5.3 (kcidb-io,
+# kcidb_io/schema/v05_03.py; tests/kcidb-v5.3.schema.json holds it as test
+# data and tests/test_report.py validates our output against it): an origin
+# matches [a-z0-9_]+ and every id is "<origin>:<anything>", unique per kind;
+# a test path is dot-separated components of [a-zA-Z0-9_-]; a build's
+# architecture matches ^[a-z0-9_]*$; git_commit_hash is 40 hex digits; a
+# build and a test have a status, one of FAIL ERROR MISS PASS DONE SKIP
+# (v5 has no `valid` for builds and no `waived` for tests); no property may
+# be null, and no object takes properties the schema does not name.
 
-KCIDB_VERSION = {'major': 4, 'minor': 3}
+KCIDB_VERSION = {'major': 5, 'minor': 3}
 ORIGIN = 'rxalign'
+RUN_PATH = 'kunit'      # the test that stands for an arch's whole KUnit run
 _KCIDB_STATUS = {'PASS': 'PASS', 'FAIL': 'FAIL', 'XFAIL': 'FAIL', 'SKIP': 'SKIP',
                  'CRASH': 'ERROR'}
+# The run as a whole, by the arch's status; a build that failed or never
+# happened makes it MISS (the test did not run).
+_KCIDB_RUN = {ArchStatus.PASSED: 'PASS', ArchStatus.FAILED: 'FAIL', ArchStatus.INFRA: 'ERROR',
+              ArchStatus.KNOWN: 'ERROR', ArchStatus.ENVIRONMENT: 'MISS'}
 _PATH_UNSAFE = re.compile(r'[^a-zA-Z0-9_-]+')
 _SHA1 = re.compile(r'^[0-9a-f]{40}$')
 _BUILD_FAILED = re.compile(r': (?:build|kunit\.py config) failed: ')
@@ -399,11 +409,24 @@ def kcidb_path(name: str) -> str:
     a parameter's description, needs mapping ('len=1' -> 'len_1').
     """
     parts = name.split('.', 2)
-    return 'kunit.' + '.'.join(kcidb_component(p) for p in parts)
+    return RUN_PATH + '.' + '.'.join(kcidb_component(p) for p in parts)
+
+
+def _build_status(v: Verdict) -> str:
+    """PASS: a kernel was built (or an up-to-date one reused); FAIL: config or
+    build failed; MISS: no build happened that we know of (the machine cannot
+    build the arch, or its job left no results: no log at all)."""
+    problem = v.problem.cause if v.problem else ''
+    if _BUILD_FAILED.search(problem):
+        return 'FAIL'
+    if not v.logs or (v.problem and v.problem.status == ArchStatus.ENVIRONMENT):
+        return 'MISS'
+    return 'PASS'
 
 
 def kcidb(results: Results) -> Dict[str, Any]:
-    """A KCIDB v4.3 document: one checkout, a build per arch, a test per case."""
+    """A KCIDB v5.3 document: one checkout, a build per arch, a test for each
+    arch's run and one per case."""
     meta = results.meta if results.runs else None
     head = meta.head if meta else ''
     checkout = f'{ORIGIN}:{(head or "unknown")[:12]}'
@@ -417,15 +440,22 @@ def kcidb(results: Results) -> Dict[str, Any]:
                             'builds': [], 'tests': []}
     for arch, v in results.arches.items():
         build = f'{checkout}:{arch}'
-        problem = v.problem.cause if v.problem else ''
-        data['builds'].append({'id': build, 'origin': ORIGIN, 'checkout_id': checkout,
-                               'architecture': kcidb_component(arch).lower(),
-                               'duration': float(v.seconds.get('build', 0)),
-                               'valid': not _BUILD_FAILED.search(problem)})
-        tests = [(c.name, _KCIDB_STATUS[c.shown], c.message, c.shown) for c in v.cases]
-        tests += [(m, 'MISS', 'missing from the KTAP output', 'MISSING') for m in v.missing]
+        built = _build_status(v)
+        b: Dict[str, Any] = {'id': build, 'origin': ORIGIN, 'checkout_id': checkout,
+                             'architecture': kcidb_component(arch).lower(), 'status': built}
+        if 'build' in v.seconds:
+            b['duration'] = float(v.seconds['build'])
+        data['builds'].append(b)
+        status, cause = decide(v)
+        run: Dict[str, Any] = {'kunit_status': status.value, 'cause': cause}
+        if v.known:
+            run['known'] = v.known
+        tests = [(RUN_PATH, _KCIDB_RUN[status] if built == 'PASS' else 'MISS', run)]
         paths: Dict[str, str] = {}
-        for name, status, msg, shown in tests:
+        ids: Dict[str, int] = {}
+        cases = [(c.name, _KCIDB_STATUS[c.shown], c.message, c.shown, c.known) for c in v.cases]
+        cases += [(m, 'MISS', 'missing from the KTAP output', 'MISSING', '') for m in v.missing]
+        for name, kstatus, msg, shown, known in cases:
             path = kcidb_path(name)
             if path in paths and paths[path] != name:
                 # two parameter names that map alike: keep both, apart
@@ -434,9 +464,16 @@ def kcidb(results: Results) -> Dict[str, Any]:
             misc: Dict[str, Any] = {'kunit_name': name, 'kunit_status': shown}
             if msg:
                 misc['message'] = msg
-            data['tests'].append({'id': f'{build}:{path}', 'origin': ORIGIN, 'build_id': build,
-                                  'path': path, 'status': status,
-                                  'waived': shown == 'XFAIL', 'misc': misc})
+            if known:
+                misc['known'] = known
+            tests.append((path, kstatus, misc))
+        for path, kstatus, misc in tests:
+            # the same name twice in the KTAP output (a case run twice): one
+            # id each, or KCIDB merges them and may keep the PASS
+            n = ids[path] = ids.get(path, 0) + 1
+            data['tests'].append({'id': f'{build}:{path}' + (f'#{n}' if n > 1 else ''),
+                                  'origin': ORIGIN, 'build_id': build, 'path': path,
+                                  'status': kstatus, 'misc': misc})
     return data
 
 
@@ -512,4 +549,4 @@ def terminal_table(results: Results) -> str:
         rows.append((arch, v.status.value, str(c['PASS']), str(c['FAIL'] + c['CRASH']),
                      str(c['SKIP']), str(c['MISSING']), tables.phase_time(v, 'build'),
                      tables.phase_time(v, 'run')))
-    return fmt.columns(rows)
+    return tables.printable(fmt.columns(rows))

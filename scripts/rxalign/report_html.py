@@ -96,6 +96,7 @@ def _header(results: Results, comparison: Optional[Comparison]) -> str:
         else:
             rows += [(f'run {i}', f'{r.finished}: {", ".join(r.arches)}')
                      for i, r in enumerate(results.runs, 1)]
+        rows += [('partial', r.interrupted) for r in results.runs if r.interrupted]
     if comparison:
         rows.append(('baseline', f'{comparison.run_id} ({comparison.where})'))
     since = ''
@@ -512,7 +513,8 @@ def page(results: Results, links: Optional[Links] = None, index: Optional[Index]
     links, index = links or {}, index or {}
     meta = results.meta if results.runs else None
     title = f'rx-align report: {tables.tree_base(meta.tree)}' if meta else 'rx-align report'
-    return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
+    # console text may hold characters no HTML may: shown as escapes (tables.printable)
+    return tables.printable('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             f'<title>{e(title)}</title>\n<style>{CSS}</style></head><body>\n'
             + _header(results, comparison) + _summary(results, links) + _changes(comparison)

@@ -19,7 +19,7 @@ from .cli import run_main
 from .declared import absent, expected_suites
 from .exitcodes import Exit, HarnessError
 from .paths import TESTS_DIR
-from .results import ArchStatus, Results, read_dir
+from .results import ArchStatus, Results, UnknownFormat, read_dir
 
 PROG = 'report'
 
@@ -30,6 +30,8 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
         epilog='exit status: as run-kunit, for the merged results; 2 usage (also a '
                'directory that holds no results of run-kunit), 7 results that do not '
                'belong together (another tree, series or run; the same arch twice), '
+               '8 a results.json of a format this scripts/report does not know, 9 the '
+               'reports could not be put at --out (kept where the message says), '
                '70 internal error')
     p.add_argument('dirs', type=Path, nargs='*', metavar='RESULTS_DIR',
                    help='results directories of run-kunit (none at all: every --require\'d '
@@ -38,13 +40,13 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
                    'only RESULTS_DIR, whose results.json is never rewritten)')
     p.add_argument('--expected', type=Path, metavar='FILE',
                    help='known failures (see README); needs --out')
-    p.add_argument('--require', default='', metavar='A,B',
+    p.add_argument('--require', metavar='A,B',
                    help='arches that must have results: one missing fails the merge (exit 3)')
     p.add_argument('--baseline', type=Path, metavar='DIR',
                    help='an earlier results directory: mark each case and offset cell that '
                         'changed since (new-fail, fixed, changed, new, gone); shown, never '
                         'gating')
-    p.add_argument('--run-id', default='', metavar='ID',
+    p.add_argument('--run-id', metavar='ID',
                    help='refuse results of any other run (the id run-kunit --run-id got)')
     return p.parse_args(argv)
 
@@ -54,6 +56,8 @@ def _load(dirs: List[Path]) -> List[Tuple[Path, Results]]:
     for d in dirs:
         try:
             results, claimed = read_dir(d)
+        except UnknownFormat as e:
+            raise HarnessError(Exit.FORMAT, str(e)) from None
         except ValueError as e:
             raise HarnessError(Exit.USAGE, str(e)) from None
         for arch, v in results.arches.items():
@@ -61,11 +65,24 @@ def _load(dirs: List[Path]) -> List[Tuple[Path, Results]]:
             if said and said != v.status.value:
                 print(f'{PROG}: warning: {d}: {arch} is stored as {said}, its cases say '
                       f'{v.status.value}: the cases decide', file=sys.stderr)
+        if not results.arches and not any(meta.arches for meta in results.runs):
+            raise HarnessError(Exit.USAGE, f'{d}/results.json holds no arch and names none '
+                               'the run was asked for: not the results of a run')
         parts.append((d, results))
     return parts
 
 
+def _not_empty(args: argparse.Namespace) -> None:
+    """An option given empty (an unset CI variable) is a usage error, never "nothing"
+    to require" or "no run to check", as `run-kunit --arch ''` is."""
+    for opt, value in (('--require', args.require), ('--run-id', args.run_id)):
+        if value is not None and not value.replace(',', '').strip():
+            raise HarnessError(Exit.USAGE, f'{opt} {value!r} is empty (an unset CI '
+                               f'variable?); give it a value, or leave {opt} out')
+
+
 def run(args: argparse.Namespace) -> int:
+    _not_empty(args)
     try:
         required = [a.name for a in arches.select(args.require)] if args.require else []
     except KeyError as e:
@@ -82,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     declared = expected_suites(TESTS_DIR)
     rules = known_failures.from_option(args.expected, declared)
     parts = _load(args.dirs)
-    merged = report.merge(parts, args.run_id, required)
+    merged = report.merge(parts, args.run_id or '', required)
     homes = {arch: d for d, part in parts for arch in part.arches}   # where its logs are
     for v in merged.arches.values():
         # a declared case the stored results do not have is missing, whatever they say

@@ -269,7 +269,7 @@ class Verdict:
     seconds: Dict[str, float] = dataclasses.field(default_factory=dict)
     logs: Dict[str, str] = dataclasses.field(default_factory=dict)
     problem: Optional[Problem] = None
-    known: str = ''             # an `ARCH: *` rule covers this arch's missing results
+    known: str = ''             # an `ARCH: *` rule: covers the arch only if no case ran
     frames: List[Frame] = dataclasses.field(default_factory=list)     # rx_align_frame: lines
     malformed_frames: List[MalformedFrame] = dataclasses.field(default_factory=list)
     # suite -> cases this arch's kernel had to run (its .config decides: --drivers)
@@ -342,11 +342,12 @@ class Verdict:
         elif 'problem' not in d and stored in (ArchStatus.INFRA, ArchStatus.ENVIRONMENT,
                                                ArchStatus.KNOWN):
             # Results written before `problem` was a field: a stored status may
-            # only make an arch worse than its cases say, never better.
+            # only make an arch worse than its cases say, never better. A
+            # stored `known` says results were missing; whether a rule may
+            # excuse that is for this --expected and decide() to say.
             v.problem = Problem(ArchStatus.ENVIRONMENT if stored == ArchStatus.ENVIRONMENT
                                 else ArchStatus.INFRA, str(d.get('cause', '')))
-            if stored == ArchStatus.KNOWN:
-                v.known = v.known or 'known (an earlier report said so)'
+            v.known = ''
         return v
 
 
@@ -366,6 +367,9 @@ def decide(v: Verdict) -> Tuple[ArchStatus, str]:
     boot, crash, hang, timeout, no scan) -> its problem; no case ran, a
     declared case is absent, or a case crashed -> infra; a case failed, or
     skipped without a reason, and no rule expects it -> failed; else passed.
+    An `ARCH: *` rule (v.known) makes a problem known only when no case ran
+    at all: never a failure, crash, hang or missing case of an arch that
+    produced results.
     """
     crashed = [c.name for c in v.cases if c.status == CaseStatus.CRASH]
     if v.problem:
@@ -393,8 +397,10 @@ def decide(v: Verdict) -> Tuple[ArchStatus, str]:
         return ArchStatus.PASSED, (f'{v.arch}: {v.count("PASS")} passed, {v.count("SKIP")} '
                                    'skipped with a reason'
                                    + (f', {known} known failure(s)' if known else ''))
-    if v.known:
+    if v.known and not v.cases:
         return ArchStatus.KNOWN, f'{cause} [known: {v.known}]'
+    if v.known:
+        cause += ' (the arch\'s "*" rule covers only an arch without any result)'
     return status, cause
 
 
@@ -414,6 +420,7 @@ class RunMeta:
     arches: Tuple[str, ...]     # what the run was asked for
     finished: str
     base_commit: str = ''
+    interrupted: str = ''       # the run was stopped: only some arches are complete
 
     IDENTITY = ('tree_hash', 'series', 'run_id')
 
@@ -432,7 +439,18 @@ class RunMeta:
                    tree_hash=str(d.get('tree_hash', '')), series=str(d.get('series', '')),
                    run_id=str(d.get('run_id', '')),
                    arches=tuple(str(a) for a in d.get('arches', [])),
-                   finished=str(d.get('finished', '')), base_commit=str(d.get('base_commit', '')))
+                   finished=str(d.get('finished', '')), base_commit=str(d.get('base_commit', '')),
+                   interrupted=str(d.get('interrupted', '')))
+
+
+# The layout of results.json: 2 has `format` and each arch's `problem`; a
+# file without `format` is 1 (older run-kunit). Any other is refused.
+RESULTS_FORMAT = 2
+KNOWN_FORMATS = (1, RESULTS_FORMAT)
+
+
+class UnknownFormat(ValueError):
+    """A results file of a format this reader does not know (newer, or not ours)."""
 
 
 @dataclasses.dataclass
@@ -453,11 +471,17 @@ class Results:
         if len(self.runs) > 1:
             meta['arches'] = list(self.arches)
             meta['runs'] = [r.to_json() for r in self.runs]
-        return {'meta': meta, 'arches': {a: v.to_json() for a, v in self.arches.items()}}
+        return {'format': RESULTS_FORMAT, 'meta': meta,
+                'arches': {a: v.to_json() for a, v in self.arches.items()}}
 
     @classmethod
     def from_json(cls, data: Any, where: str) -> 'Results':
         d = _fields(data, where, ('meta', 'arches'))
+        version = d.get('format', 1)
+        if isinstance(version, bool) or version not in KNOWN_FORMATS:
+            raise UnknownFormat(f'{where}: results format {version!r}, this scripts/report '
+                                f'reads formats {", ".join(map(str, KNOWN_FORMATS))}: '
+                                'regenerate the reports with the run-kunit that wrote them')
         if not isinstance(d['arches'], dict):
             raise ValueError(f'{where}: arches is not an object of arch -> verdict')
         runs = d['meta'].get('runs') if isinstance(d['meta'], dict) else None
@@ -476,7 +500,7 @@ def read_dir(d: Path) -> Tuple[Results, Dict[str, str]]:
     """One results directory -> its Results, and the statuses its file claims."""
     path = d / 'results.json'
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(path.read_text(encoding='utf-8'))
     except (OSError, ValueError) as e:
         raise ValueError(f'{path}: not a results file of run-kunit ({e})') from e
     results = Results.from_json(data, str(path))

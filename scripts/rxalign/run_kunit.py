@@ -13,7 +13,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, List, Optional, Sequence
+from types import ModuleType
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence
 
 from . import (arches, baseline, deps, fmt, kernels, known_failures, outdir, report, series,
                tables, tree)
@@ -50,7 +51,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                     'in QEMU with kunit.py, and write per-arch results and reports.',
         epilog='exit status: 0 passed, 1 a test failed, 2 usage, 3 results missing '
                '(build/boot/timeout/hang/crash/incomplete KTAP), 4 environment, 5 a patch '
-               'did not apply, 6 cache busy, 70 internal error, 130 interrupted')
+               'did not apply, 6 cache busy, 9 results complete but --out taken (kept where '
+               'the message says), 70 internal error, 130 interrupted')
     p.add_argument('--arch', help=f'comma-separated arches, or "all" (default: {default}; '
                    f'known: {names})')
     p.add_argument('--kernel', metavar='VERSION',
@@ -168,6 +170,34 @@ def select_kernel(name: str) -> kernels.Kernel:
                            'scripts/rxalign/kernels.py for another)') from None
 
 
+def _run_arches(selected: List[arches.Arch], problems: Dict[str, HarnessError],
+                settings: RunSettings, partial: Path, out: Path, parser: ModuleType,
+                built_tests: Path, ours: FrozenSet[str], known: List[known_failures.Rule],
+                timeout: int, verdicts: List[Verdict]) -> None:
+    """Build, boot and judge each arch in turn; each verdict joins `verdicts` when complete."""
+    for i, a in enumerate(selected, 1):
+        show = _progress(i, len(selected), a.name, time.monotonic())
+        if a.name in problems:
+            (partial / a.name).mkdir()
+            v = Verdict(arch=a.name, problem=Problem(ArchStatus.ENVIRONMENT,
+                                                     problems[a.name].message))
+        else:
+            result = run_arch(a, settings, partial / a.name, show)
+            config = (read_config(result.config)
+                      if result.config and result.config.is_file() else None)
+            v = judge(result, expected_suites(built_tests, config), parser, timeout,
+                      ours)
+        known_failures.apply(v, known)
+        # The results directory is renamed into place at the end: name
+        # the logs where they will be, not where they are being written.
+        if v.problem:
+            v.problem = Problem(v.problem.status,
+                                v.problem.cause.replace(str(partial), str(out)))
+        v.logs = {k: p.replace(str(partial), str(out)) for k, p in v.logs.items()}
+        show(f'{v.status.value}: {tables.why(v)}')
+        verdicts.append(v)
+
+
 def run(args: argparse.Namespace) -> int:
     kernel = select_kernel(args.kernel or kernels.DEFAULT.name)
     if args.tree and args.kernel:
@@ -199,7 +229,7 @@ def run(args: argparse.Namespace) -> int:
         raise unexpected[0]
 
     cache = Cache(default_root())
-    with Lock(cache), outdir.Staging(out) as staging:
+    with Lock(cache) as lock, outdir.Staging(out) as staging:
         partial = staging.path
         mine = [cache.root, out, partial] + ([out.parent] if latest else [])
         base = (tree.user_base(args.tree, mine) if args.tree
@@ -230,34 +260,26 @@ def run(args: argparse.Namespace) -> int:
                                                                  ('drivers', args.drivers))
                                                 if on),
                                slim=not args.no_slim, kmemleak=args.debug,
-                               drivers=args.drivers)
+                               drivers=args.drivers, lock=lock)
         parser = load_kunit_parser(prepared.path / 'tools/testing/kunit')
         # What the kernel under test was built from, even if kunit-tests/
         # changes while the run goes on.
         built_tests = prepared.path / tree.TESTS_DEST
         ours = module_functions(built_tests)
         verdicts: List[Verdict] = []
-        for i, a in enumerate(selected, 1):
-            show = _progress(i, len(selected), a.name, time.monotonic())
-            if a.name in problems:
-                (partial / a.name).mkdir()
-                v = Verdict(arch=a.name, problem=Problem(ArchStatus.ENVIRONMENT,
-                                                         problems[a.name].message))
-            else:
-                result = run_arch(a, settings, partial / a.name, show)
-                config = (read_config(result.config)
-                          if result.config and result.config.is_file() else None)
-                v = judge(result, expected_suites(built_tests, config), parser, args.timeout,
-                          ours)
-            known_failures.apply(v, known)
-            # The results directory is renamed into place at the end: name
-            # the logs where they will be, not where they are being written.
-            if v.problem:
-                v.problem = Problem(v.problem.status,
-                                    v.problem.cause.replace(str(partial), str(out)))
-            v.logs = {k: p.replace(str(partial), str(out)) for k, p in v.logs.items()}
-            show(f'{v.status.value}: {tables.why(v)}')
-            verdicts.append(v)
+        interrupted = ''
+        try:
+            _run_arches(selected, problems, settings, partial, out, parser, built_tests, ours,
+                        known, args.timeout, verdicts)
+        except KeyboardInterrupt:   # Ctrl-C, or SIGTERM (cli.run_main)
+            if not verdicts:
+                raise               # nothing complete: the partial directory goes
+            interrupted = (f'interrupted (SIGINT or SIGTERM) after {len(verdicts)} of '
+                           f'{len(selected)} arches')
+            done = {v.arch for v in verdicts}
+            verdicts += [Verdict(arch=a.name, problem=Problem(
+                ArchStatus.INFRA, f'{a.name}: {interrupted}: no complete results'))
+                for a in selected if a.name not in done]
 
         meta = RunMeta(tree=label, head=prepared.head, base_commit=prepared.base_commit,
                        tree_hash=_git_tree_hash(prepared.path),
@@ -265,9 +287,10 @@ def run(args: argparse.Namespace) -> int:
                                              .encode()).hexdigest(),
                        run_id=run_id, arches=tuple(a.name for a in selected),
                        finished=datetime.datetime.now(datetime.timezone.utc)
-                       .isoformat(timespec='seconds'))
+                       .isoformat(timespec='seconds'), interrupted=interrupted)
         results = Results(runs=[meta], arches={v.arch: v for v in verdicts})
         for v in verdicts:
+            (partial / v.arch).mkdir(exist_ok=True)
             report.atomic_write(partial / v.arch / 'verdict.json',
                                 json.dumps(v.to_json(), indent=1) + '\n')
         comparison = since.compare(results, RESULTS)
@@ -286,6 +309,10 @@ def run(args: argparse.Namespace) -> int:
             say(f'{PROG}: known, not gating: {v.cause}')
         elif v.status != ArchStatus.PASSED:
             error(v.cause)
+    if interrupted:
+        error(f'{interrupted}; the results of the arches that finished are kept in {out}, '
+              'marked partial')
+        return int(Exit.INTERRUPTED)
     return int(results.gate())
 
 
@@ -301,8 +328,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             (a.name, 'default' if a.default else '', a.policy,
              ', '.join(n.qemu_device for n in a.nics)) for a in arches.ARCHES]))
         return 0
-    return run_main(PROG, lambda: run(args), 'interrupted; the partial results were removed, '
-                    'the next run starts clean')
+    return run_main(PROG, lambda: run(args), 'interrupted before any arch finished; the '
+                    'partial results were removed, the next run starts clean')
 
 
 if __name__ == '__main__':

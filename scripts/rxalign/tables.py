@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import re
 from typing import Dict, List, Optional, Tuple
 
 from . import fmt
@@ -31,6 +32,18 @@ def counts(v: Verdict) -> Dict[str, int]:
     c = {s: v.count(s) for s in SHOWN}
     c['MISSING'] = len(v.missing)
     return c
+
+
+# What no XML 1.0 or HTML document may hold, and a terminal would obey: the
+# C0 controls but tab, newline and carriage return, DEL, the C1 controls,
+# surrogates, U+FFFE and U+FFFF.
+_NO_CHAR = re.compile('[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]')
+
+
+def printable(text: str) -> str:
+    """Console text as every report may show it: each character no XML or HTML
+    file may hold written visibly, as a Python escape (ESC -> \\x1b)."""
+    return _NO_CHAR.sub(lambda m: ascii(m.group(0))[1:-1], text)
 
 
 def case_key(name: str) -> str:

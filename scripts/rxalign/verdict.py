@@ -50,10 +50,20 @@ def _walk(test: Any, prefix: str, parser: ModuleType, skips: Dict[str, str],
         return   # the parser's stand-in for a subtest that never came: see `missing`
     name = f'{prefix}.{test.name}' if prefix else test.name
     if test.subtests:
+        first = len(out)
         for i, sub in enumerate(test.subtests):
             # The first subtest's lines come before its result, where the
             # parser files them under the parent: look there too.
             _walk(sub, name, parser, skips, out, test.log if i == 0 else None)
+        children = out[first:]
+        if test.status == parser.TestStatus.FAILURE and children and \
+                all(c.status in (CaseStatus.PASS, CaseStatus.SKIP) for c in children):
+            # KTAP: the parent's own `not ok` stands (suite_exit, a check
+            # after the last parameter), even when every child was ok.
+            msg = _failure_message(list(test.log)) or \
+                f'"not ok {name}" with every one of its {len(children)} tests ok'
+            out.append(Case(name=name, status=CaseStatus.FAIL, message=msg,
+                            log=list(test.log)))
         return
     s = parser.TestStatus
     status = {s.SUCCESS: CaseStatus.PASS, s.FAILURE: CaseStatus.FAIL,
@@ -114,6 +124,7 @@ def judge(run: ArchRun, expected: Dict[str, List[str]], parser: ModuleType,
     The rules, in order; the first that matches is the problem:
       config or build failed                   -> infra  (exit 3)
       the kernel crashed (panic, oops, BUG)    -> infra, the crash and the case it hit
+      a second KTAP stream after the first     -> infra  (a reboot, a second run)
       the console went silent (--idle-timeout) -> infra, hung in the case that ran
       QEMU did not finish within --timeout     -> infra
       no KTAP at all                           -> infra  (no boot, wrong console)
@@ -187,6 +198,10 @@ def _problem(run: ArchRun, con: console.Console, timeout: int, ktap_file: str, p
         c = con.crash
         said = '; '.join(dict.fromkeys(x for x in (c.first, c.panic) if x))
         return f'{run.arch}: kernel crash in {c.where}: {said} {see}'
+    if con.second_stream:
+        return (f'{run.arch}: a second KTAP stream began at line {con.second_stream} of the '
+                'console, after the first: the kernel rebooted or ran the suites again, and '
+                f'one run must give one stream {see}')
     if run.hung:
         return (f'{run.arch}: hung: no console output for {run.hung}s, stopped in '
                 f'{con.where} (--idle-timeout) {see}')

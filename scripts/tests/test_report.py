@@ -17,10 +17,11 @@ from rxalign import known_failures, report, report_main
 from rxalign.exitcodes import Exit
 from rxalign.declared import expected_suites
 from rxalign.kunit_driver import ArchRun
-from rxalign.results import Frame, Results, RunMeta, Verdict
+from rxalign.results import RESULTS_FORMAT, Frame, Results, RunMeta, Verdict
 from rxalign.verdict import judge
 
 import faults
+import schema_subset
 
 # The saved logs come from the suite as it was then: judge them against it.
 TESTS_DIR = Path(__file__).resolve().parent / 'fixtures' / 'kunit-tests'
@@ -63,7 +64,8 @@ def test_the_files_agree(parser: ModuleType, tmp_path: Path) -> None:
     kcidb = json.loads((d / 'kcidb.json').read_text())
     statuses = {t['status'] for t in kcidb['tests']}
     assert {'PASS', 'FAIL', 'MISS'} <= statuses
-    assert all(t['path'].startswith('kunit.net_rx_align_') for t in kcidb['tests'])
+    assert all(t['path'] == 'kunit' or t['path'].startswith('kunit.net_rx_align_')
+               for t in kcidb['tests'])
     page = (d / 'report.html').read_text()
     assert '<script' not in page and 'http' not in page.split('<body>')[1]
     assert 'headroom 66' in page and 'NET_SKB_PAD' in page
@@ -90,15 +92,14 @@ def test_two_runs_merge_into_one_report(parser: ModuleType, tmp_path: Path) -> N
 
 
 def test_known_failures_are_shown_not_gating(parser: ModuleType, tmp_path: Path) -> None:
-    d = results_dir(parser, tmp_path, 'r', {'powerpc32': 'fail',
-                                             'powerpc': 'panic_mid_suite'})
+    d = results_dir(parser, tmp_path, 'r', {'powerpc32': 'fail', 'powerpc': 'no_ktap'})
     rules = tmp_path / 'expected'
     rules.write_text('powerpc32: net_rx_align_alloc.rx_napi_alloc  # bug 123\n'
-                     'powerpc: *  # the crash we know\n')
+                     'powerpc: *  # the boot we know fails\n')
     out = tmp_path / 'out'
     assert report_main.main(['--out', str(out), '--expected', str(rules), str(d)]) == Exit.OK
     md = (out / 'report.md').read_text()
-    assert '(known failure: bug 123)' in md and 'the crash we know' in md
+    assert '(known failure: bug 123)' in md and 'the boot we know fails' in md
 
 
 def test_known_failures_syntax_error_names_the_line() -> None:
@@ -260,67 +261,23 @@ def test_results_of_another_run_are_refused(parser: ModuleType, tmp_path: Path,
     assert 'pipeline-41' in capsys.readouterr().err
 
 
-# KCIDB's I/O schema v4.3 (kcidb-io: kcidb_io/schema/v04_03.py and the
-# patterns of its v4 base), the rules our document can break, encoded here:
-KCIDB_PATH = re.compile(r'^[.a-zA-Z0-9_-]*$')
-KCIDB_ORIGIN = re.compile(r'^[a-z0-9_]+$')
-KCIDB_ID = re.compile(r'^[a-z0-9_]+:.*$')
-KCIDB_ARCH = re.compile(r'^[a-z0-9_]*$')
-KCIDB_SHA1 = re.compile(r'^[0-9a-f]{40}$')
-KCIDB_STATUS = {'FAIL', 'ERROR', 'MISS', 'PASS', 'DONE', 'SKIP'}
-KCIDB_FIELDS = {
-    'checkouts': {'id', 'origin', 'tree_name', 'git_repository_url', 'git_commit_hash',
-                  'git_commit_name', 'git_repository_branch', 'patchset_files', 'patchset_hash',
-                  'message_id', 'comment', 'start_time', 'contacts', 'log_url', 'log_excerpt',
-                  'valid', 'misc'},
-    'builds': {'checkout_id', 'id', 'origin', 'comment', 'start_time', 'duration',
-               'architecture', 'command', 'compiler', 'input_files', 'output_files',
-               'config_name', 'config_url', 'log_url', 'log_excerpt', 'valid', 'misc'},
-    'tests': {'build_id', 'id', 'origin', 'environment', 'path', 'comment', 'log_url',
-              'log_excerpt', 'status', 'waived', 'start_time', 'duration', 'output_files',
-              'misc'},
-}
-KCIDB_REQUIRED = {'checkouts': {'id', 'origin'}, 'builds': {'checkout_id', 'id', 'origin'},
-                  'tests': {'build_id', 'id', 'origin'}}
+KCIDB_SCHEMA = json.loads((Path(__file__).resolve().parent / 'kcidb-v5.3.schema.json')
+                          .read_text())
 
 
 def kcidb_problems(doc: Dict[str, Any]) -> List[str]:
-    bad: List[str] = []
-    if doc.get('version') != {'major': 4, 'minor': 3}:
-        bad.append(f'version {doc.get("version")}')
-    bad += [f'top-level {k}' for k in doc if k not in {'version', *KCIDB_FIELDS}]
-    for kind, fields in KCIDB_FIELDS.items():
-        for obj in doc.get(kind, []):
-            name = f'{kind} {obj.get("id")}'
-            bad += [f'{name}: property {k}' for k in obj if k not in fields]
-            bad += [f'{name}: no {k}' for k in KCIDB_REQUIRED[kind] if k not in obj]
-            bad += [f'{name}: {k} is null' for k, v in obj.items() if v is None]
-            bad += [f'{name}: {k} {obj[k]!r}' for k in ('id', 'checkout_id', 'build_id')
-                    if k in obj and not KCIDB_ID.match(obj[k])]
-            if not KCIDB_ORIGIN.match(obj.get('origin', '')):
-                bad.append(f'{name}: origin')
-            if 'misc' in obj and not isinstance(obj['misc'], dict):
-                bad.append(f'{name}: misc')
-    for co in doc.get('checkouts', []):
-        if 'git_commit_hash' in co and not KCIDB_SHA1.match(co['git_commit_hash']):
-            bad.append(f'checkout {co["id"]}: git_commit_hash')
-    for b in doc.get('builds', []):
-        if not KCIDB_ARCH.match(b.get('architecture', '')):
-            bad.append(f'build {b["id"]}: architecture')
-    for t in doc.get('tests', []):
-        if not KCIDB_PATH.match(t.get('path', '')):
-            bad.append(f'test {t["id"]}: path {t["path"]!r}')
-        if t.get('status') not in KCIDB_STATUS:
-            bad.append(f'test {t["id"]}: status {t.get("status")!r}')
-    return bad
+    """What KCIDB's I/O schema v5.3 (kcidb-io, transcribed as test data) says is wrong."""
+    return schema_subset.problems(KCIDB_SCHEMA, doc)
 
 
-def test_kcidb_is_valid_against_the_v4_3_schema(parser: ModuleType, tmp_path: Path) -> None:
-    """Item 13: 868 of 1003 test paths failed KCIDB's path pattern: parameter
-    names carry `=` and spaces. The readable name stays in the test's misc."""
+def test_kcidb_is_valid_against_the_v5_3_schema(parser: ModuleType, tmp_path: Path) -> None:
+    """Issue 16 item 13: 868 of 1003 test paths failed KCIDB's path pattern:
+    parameter names carry `=` and spaces. The readable name stays in the
+    test's misc. Issue 24 item 7: the document is v5.3, KCIDB's current major."""
     d = results_dir(parser, tmp_path, 'r', {'x86_64': 'pass', 'powerpc32': 'fail',
                                              'powerpc': 'panic_mid_suite'})
     data = json.loads((d / 'kcidb.json').read_text())
+    assert data['version'] == {'major': 5, 'minor': 3}
     assert kcidb_problems(data) == []
     names = {t['misc'].get('kunit_name') for t in data['tests']}
     assert 'net_rx_align_alloc.rx_netdev_alloc.dev_alloc_skb len=1' in names
@@ -330,13 +287,30 @@ def test_kcidb_is_valid_against_the_v4_3_schema(parser: ModuleType, tmp_path: Pa
 
 
 def test_the_kcidb_rules_catch_what_they_should() -> None:
-    """The checker above is itself seen failing on what the old writer produced."""
+    """The schema and its validator are themselves seen failing on what the
+    old writer produced (v4.3, an XFAIL status, `=` in a path, `waived`)."""
     old = {'version': {'major': 4, 'minor': 3}, 'checkouts': [{'id': 'rxalign:abc',
            'origin': 'rxalign', 'git_commit_hash': 'unknown', 'valid': True}],
-           'builds': [], 'tests': [{'id': 'rxalign:abc:x86_64:kunit.a.b.c len=1',
-                                    'origin': 'rxalign', 'build_id': 'rxalign:abc:x86_64',
-                                    'path': 'kunit.a.b.c_len=1', 'status': 'XFAIL'}]}
-    assert len(kcidb_problems(old)) == 3
+           'builds': [{'id': 'rxalign:abc:x86_64', 'origin': 'rxalign',
+                       'checkout_id': 'rxalign:abc', 'valid': True}],
+           'tests': [{'id': 'rxalign:abc:x86_64:kunit.a.b.c len=1', 'origin': 'rxalign',
+                      'build_id': 'rxalign:abc:x86_64', 'path': 'kunit.a.b.c_len=1',
+                      'status': 'XFAIL', 'waived': False, 'misc': None}]}
+    found = kcidb_problems(old)
+    for what in ('version.major', 'git_commit_hash', 'builds[0]: property valid',
+                 'path', 'status', 'property waived', 'misc: NoneType'):
+        assert any(what in f for f in found), (what, found)
+
+
+def test_kcidb_against_debians_jsonschema(parser: ModuleType, tmp_path: Path) -> None:
+    """The same document through python3-jsonschema, where Debian's package is there."""
+    jsonschema = pytest.importorskip(
+        'jsonschema', reason='python3-jsonschema is not installed (apt-get install '
+        'python3-jsonschema); schema_subset.py checked the document above')
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': 'pass', 'powerpc32': 'fail',
+                                             'powerpc': 'panic_mid_suite'})
+    jsonschema.Draft7Validator(KCIDB_SCHEMA).validate(
+        json.loads((d / 'kcidb.json').read_text()))
 
 
 def test_a_merge_of_jobs_that_all_died(tmp_path: Path) -> None:
@@ -430,3 +404,168 @@ def test_report_recomputes_against_what_that_kernel_declared(parser: ModuleType,
     data['arches']['x86_64']['declared'] = {'net_rx_align_drivers': ['rx_drivers_bound']}
     (d / 'results.json').write_text(json.dumps(data))
     assert report_main.main(['--out', str(tmp_path / 'out2'), str(d)]) == Exit.INFRA
+
+
+# ---- issue 24: each test below failed before its fix (see the docstring) ----
+
+def fail_then_panic() -> List[str]:
+    """A parameter fails, then the kernel panics in the next one."""
+    return faults.cut_before(faults.fail(), 'ok 4 napi_alloc_skb len=64') + faults.PANIC
+
+
+@pytest.mark.parametrize('lines, status', [
+    (fail_then_panic, Exit.INFRA),
+    (faults.panic_mid_suite, Exit.INFRA),
+    (faults.truncated, Exit.INFRA),
+    (faults.no_ktap, Exit.OK),
+])
+def test_a_star_rule_covers_only_an_arch_without_results(
+        parser: ModuleType, tmp_path: Path, lines: Any, status: Exit) -> None:
+    """Item 1: `x86_64: *` turned a failing case followed by a panic into
+    known, exit 0 (3 without the rule); a crash or a missing case of an arch
+    that produced results too. Only an arch with no case at all is known."""
+    log = faults.write(lines(), tmp_path / 'ktap.log')
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': str(log)})
+    known = rules(tmp_path, 'x86_64: *  # does not boot here\n')
+    out = tmp_path / 'out'
+    assert report_main.main(['--out', str(out), '--expected', str(known), str(d)]) == status
+    shown = json.loads((out / 'results.json').read_text())['arches']['x86_64']['status']
+    assert shown == ('known' if status == Exit.OK else 'infra')
+
+
+def older_format(r: Dict[str, Any]) -> None:
+    """results.json as run-kunit wrote it before `problem` and `format` were fields,
+    with the status an older --expected gave."""
+    r.pop('format', None)
+    for v in r['arches'].values():
+        v.pop('problem', None)
+        v['status'] = 'known'
+
+
+def test_a_stored_known_status_is_not_trusted(parser: ModuleType, tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Item 2: an older results directory (no `problem` field) whose failed
+    arch was stored `known` merged as known, exit 0, while stderr said
+    "1 failed". A stored status may make an arch worse, never better."""
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': 'fail'})
+    edit_results(d, older_format)
+    out = tmp_path / 'out'
+    assert report_main.main(['--out', str(out), str(d)]) == Exit.INFRA
+    data = json.loads((out / 'results.json').read_text())
+    assert data['arches']['x86_64']['status'] == 'infra'
+    assert capsys.readouterr().err.split('cases say')[-1].split(':')[0].strip() == 'infra'
+
+
+@pytest.mark.parametrize('version', [99, '2', None, [2]])
+def test_an_unknown_results_format_is_refused(parser: ModuleType, tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str],
+                                              version: Any) -> None:
+    """Item 2: results.json carried no format version, so a file of another
+    format would be read by these rules; one this reader does not know is
+    refused with its own status."""
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': 'pass'})
+    assert json.loads((d / 'results.json').read_text())['format'] == RESULTS_FORMAT
+    edit_results(d, lambda r: r.update(format=version))
+    assert report_main.main(['--out', str(tmp_path / 'out'), str(d)]) == Exit.FORMAT
+    err = capsys.readouterr().err
+    assert 'results.json' in err and 'format' in err and 'Traceback' not in err
+    assert not (tmp_path / 'out').exists()
+
+
+@pytest.mark.parametrize('option', [['--require', ''], ['--require', ' , '], ['--run-id', ''],
+                                    ['--run-id', ' ']])
+def test_an_empty_require_or_run_id_is_a_usage_error(parser: ModuleType, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str],
+                                                     option: List[str]) -> None:
+    """Item 9: `--require ''` (an unset CI variable) required nothing and
+    `--run-id ''` turned the run check off, as `--arch ''` no longer does."""
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': 'pass'})
+    out = tmp_path / 'out'
+    assert report_main.main(['--out', str(out), *option, str(d)]) == Exit.USAGE
+    assert option[0] in capsys.readouterr().err and not out.exists()
+
+
+def test_results_with_no_arch_are_a_usage_error(parser: ModuleType, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Item 9: a results.json with no arches (and a run asked for none) exited 0."""
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': 'pass'})
+    edit_results(d, lambda r: (r.update(arches={}), r['meta'].update(arches=[])))
+    assert report_main.main(['--out', str(tmp_path / 'out'), str(d)]) == Exit.USAGE
+    assert 'no arch' in capsys.readouterr().err
+
+
+# Bytes a console can carry: ANSI colour, BEL, form feed, NUL, DEL, a C1
+# control (NEL), invalid UTF-8, and U+FFFE (no XML character).
+CONSOLE_BYTES = (b'\x1b[31mred\x1b[0m \x07bell \x0cff \x00nul \x7fdel \xc2\x85nel '
+                 b'\xff\xfe bad \xef\xbf\xbe end')
+# What no XML 1.0 or HTML document may hold (the C0 controls but tab,
+# newline and carriage return; DEL and the C1 controls, which HTML forbids).
+NO_CHAR = re.compile('[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]')
+
+
+@pytest.mark.skipif(not shutil.which('xmllint'), reason='xmllint (libxml2-utils) not installed')
+def test_every_writer_makes_a_valid_file_of_any_console_bytes(parser: ModuleType,
+                                                             tmp_path: Path) -> None:
+    """Item 6: a failure message with ESC, BEL or FF made junit.xml invalid
+    XML (and report.html, report.md carried the raw controls)."""
+    text = '\n'.join(faults.fail()).encode()
+    text = text.replace(b'expected pad 64 + NET_IP_ALIGN 0', b'expected ' + CONSOLE_BYTES)
+    text = text.replace(b'ok 5 __netdev_alloc_skb_gfp_dma', b'ok 5 __netdev_alloc_skb_gfp_dma'
+                        b' # SKIP no zone \x1b[1m\x07', 1)
+    log = tmp_path / 'bytes.ktap'
+    log.write_bytes(text + b'\n')
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': str(log)})
+    files = {f: (d / f).read_bytes().decode('utf-8') for f in report.REPORT_FILES}
+    for name, content in files.items():
+        assert not NO_CHAR.search(content), (name, NO_CHAR.findall(content))
+    proc = subprocess.run(['xmllint', '--noout', '--schema', str(XSD), str(d / 'junit.xml')],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    page = subprocess.run(['xmllint', '--html', '--noout', str(d / 'report.html')],
+                          capture_output=True, text=True, check=False).stderr
+    # libxml2's HTML parser is HTML 4: it knows no <section>; every other error counts
+    assert [e for e in page.splitlines() if ' error : ' in e and
+            not re.search(r'error : Tag \w+ invalid$', e)] == [], page
+    for name in ('results.json', 'kcidb.json'):
+        json.loads(files[name])
+    # the results keep what the console said; the reports show it visibly
+    data = json.loads(files['results.json'])
+    failed = next(c for c in data['arches']['x86_64']['cases'] if c['status'] == 'FAIL')
+    assert '\x1b[31mred' in failed['message']
+    assert '\\x1b[31mred' in files['report.md'] and '\\x07bell' in files['junit.xml']
+
+
+def kcidb_of(d: Path) -> Dict[str, Any]:
+    data: Dict[str, Any] = json.loads((d / 'kcidb.json').read_text())
+    return data
+
+
+def test_kcidb_shows_an_arch_without_results(parser: ModuleType, tmp_path: Path) -> None:
+    """Item 7: an arch with no KTAP, and a required arch with no results, were
+    builds with `valid: true` and 0 tests: nothing in KCIDB said they failed."""
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': 'pass', 'powerpc32': 'no_ktap'})
+    out = tmp_path / 'm'
+    assert report_main.main(['--out', str(out), '--require', 'x86_64,powerpc32,powerpc',
+                             str(d)]) == Exit.INFRA
+    doc = kcidb_of(out)
+    builds = {b['architecture']: b for b in doc['builds']}
+    runs = {t['build_id'].rsplit(':', 1)[-1]: t for t in doc['tests'] if t['path'] == 'kunit'}
+    assert builds['x86_64'].get('status', 'PASS') == 'PASS' and runs['x86_64']['status'] == 'PASS'
+    assert runs['powerpc32']['status'] == 'ERROR' and 'no KTAP' in runs['powerpc32']['misc']['cause']
+    assert builds['powerpc'].get('valid') is not True and builds['powerpc'].get('status') == 'MISS'
+    assert runs['powerpc']['status'] == 'MISS'
+
+
+def test_kcidb_test_ids_are_unique_when_a_case_name_repeats(parser: ModuleType,
+                                                            tmp_path: Path) -> None:
+    """Item 7: a case name twice in KTAP (one PASS, one FAIL) gave two tests of
+    one id, which KCIDB merges, possibly keeping the PASS."""
+    lines = faults.replace(faults.fail(), 'ok 4 napi_alloc_skb len=64',
+                           ['        ok 4 napi_alloc_skb len=60'])
+    log = faults.write(lines, tmp_path / 'twice.ktap')
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': str(log)})
+    tests = kcidb_of(d)['tests']
+    assert len({t['id'] for t in tests}) == len(tests)
+    same = [t for t in tests
+            if t['misc'].get('kunit_name', '').endswith('napi_alloc_skb len=60')]
+    assert sorted(t['status'] for t in same) == ['FAIL', 'PASS'], same

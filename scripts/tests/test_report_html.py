@@ -275,7 +275,9 @@ def test_no_offsets_section_without_frame_lines(parser: ModuleType, tmp_path: Pa
 
 def test_known_failures_and_skips_say_why_below_the_failures(parser: ModuleType,
                                                              tmp_path: Path) -> None:
-    d = results_dir(parser, tmp_path / 'r', (('x86_64', 'skip', {}), *ARCHES[1:]))
+    # a `*` rule covers an arch where no case ran (issue 24), not a crash mid-suite
+    d = results_dir(parser, tmp_path / 'r', (('x86_64', 'skip', {}), ARCHES[1],
+                                             ('powerpc', 'no_ktap', {'run': 3.3})))
     rules = tmp_path / 'expected'
     rules.write_text('powerpc32: net_rx_align_iphdr.rx_ipv4_header.page_pool_frag  # veth fix\n'
                      'powerpc: *  # SLOF hangs here\n')
@@ -285,7 +287,7 @@ def test_known_failures_and_skips_say_why_below_the_failures(parser: ModuleType,
     known = by_id(root, 'known').text()
     assert 'powerpc32: veth fix — net_rx_align_iphdr.rx_ipv4_header (page_pool_frag)' in known
     assert 'IP header at page offset 270' in known
-    assert 'powerpc: SLOF hangs here — kernel crash in net_rx_align_alloc.rx_napi_alloc' in known
+    assert 'powerpc: SLOF hangs here — no KTAP output' in known
     assert ('x86_64: CONFIG_ZONE_DMA is not set: no GFP_DMA zone on x86_64 — 22 cases: '
             'net_rx_align_alloc.rx_netdev_alloc (__netdev_alloc_skb_gfp_dma len=0, 1, 60, 64,'
             in known)

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import shutil
+import signal
 import time
 from pathlib import Path
-from typing import List, Tuple
+from typing import Any, List, Tuple
 
 import pytest
 
-from rxalign import deps, run_kunit
+from rxalign import deps, kunit_driver, procs, run_kunit
 from rxalign.cache import Cache, Lock
 from rxalign.exitcodes import Exit, HarnessError
 
@@ -382,3 +385,125 @@ def test_results_and_cache_inside_the_tree_are_not_what_it_tests(
         assert run(monkeypatch, checkout, out, 'pass', args=('--arch', arch)) == Exit.OK
         hashes.append(json.loads((out / 'results.json').read_text())['meta']['tree_hash'])
     assert hashes[0] == hashes[1]
+
+
+# ---- issue 24: each test below failed before its fix (see the docstring) ----
+
+@pytest.mark.parametrize('race', ['taken', 'rename_fails'])
+def test_results_are_kept_when_out_was_taken(monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str],
+                                             fake_tree: Path, cache_root: Path,
+                                             tmp_path: Path, race: str) -> None:
+    """Item 8: another run (with its own cache) took --out while this one ran,
+    or the final rename failed: the staging directory, the only copy of the
+    results, was deleted."""
+    out = tmp_path / 'out'
+    real = kunit_driver.run_arch
+
+    def other_run_takes_out(*args: Any, **kw: Any) -> Any:
+        out.mkdir()
+        (out / 'results.json').write_text('{"the other run": 1}\n')
+        return real(*args, **kw)
+
+    replace = os.replace
+
+    def rename_fails(src: Any, dst: Any) -> None:
+        if Path(dst) == out:
+            raise OSError(errno.EXDEV, 'Invalid cross-device link')
+        replace(src, dst)
+
+    if race == 'taken':
+        monkeypatch.setattr(run_kunit, 'run_arch', other_run_takes_out)
+    else:
+        monkeypatch.setattr(os, 'replace', rename_fails)
+    assert run(monkeypatch, fake_tree, out, 'fail') == Exit.NOT_PLACED
+    err = capsys.readouterr().err
+    kept = leftovers(out)
+    assert len(kept) == 1, kept
+    assert str(out.parent / kept[0]) in err
+    results = json.loads((out.parent / kept[0] / 'results.json').read_text())
+    assert results['arches']['x86_64']['status'] == 'failed'
+    if race == 'taken':
+        assert (out / 'results.json').read_text() == '{"the other run": 1}\n'
+
+
+def lock_groups(cache_root: Path) -> List[int]:
+    lock = cache_root / 'lock'
+    text = lock.read_text() if lock.exists() else ''
+    return [int(ln.split()[1]) for ln in text.splitlines() if ln.startswith('group ')]
+
+
+def test_a_killed_run_keeps_the_cache_while_its_children_live(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path) -> None:
+    """Item 10: after SIGKILL of run-kunit, its kunit.py and QEMU kept running
+    and a new run on the same cache took the lock while they ran. The fake
+    kunit.py here waits on a `sleep` that stands for QEMU."""
+    monkeypatch.setenv('RXALIGN_FAKE', 'spin')
+    monkeypatch.setenv('RXALIGN_FAKE_KTAP', str(faults.path('truncated')))
+    pid = os.fork()
+    if pid == 0:    # the run that gets killed
+        code = 70
+        try:
+            code = run_kunit.main(['--tree', str(fake_tree), '--out', str(tmp_path / 'a'),
+                                   '--timeout', '60', '--idle-timeout', '60'])
+        finally:
+            os._exit(code)
+    groups: List[int] = []
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not any(
+                'sleep' in procs.command(p) for g in lock_groups(cache_root)
+                for p in procs.group_members(g)):
+            time.sleep(0.2)
+        groups = lock_groups(cache_root)
+        assert groups, 'the fake kunit.py never started'
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        # kunit.py (holding the lock's fd) and its QEMU still run
+        assert run(monkeypatch, fake_tree, tmp_path / 'b', 'pass') == Exit.BUSY
+        assert 'in use' in capsys.readouterr().err
+        # kunit.py dies too; its QEMU, which never had the fd, lives on
+        os.kill(groups[-1], signal.SIGKILL)
+        time.sleep(0.5)
+        assert run(monkeypatch, fake_tree, tmp_path / 'c', 'pass') == Exit.BUSY
+        assert f'kill -- -{groups[-1]}' in capsys.readouterr().err
+    finally:
+        for g in groups:
+            try:
+                os.killpg(g, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    time.sleep(0.5)
+    assert run(monkeypatch, fake_tree, tmp_path / 'd', 'pass') == Exit.OK
+
+
+@pytest.mark.parametrize('how', ['SIGINT', 'SIGTERM'])
+def test_an_interrupted_run_keeps_the_arches_it_finished(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path, how: str) -> None:
+    """Item 10: Ctrl-C or SIGTERM (a CI job cancelled) during the second arch
+    deleted the first arch's complete results with the rest."""
+    real = kunit_driver.run_arch
+
+    def stopped_in_powerpc32(arch: Any, *args: Any, **kw: Any) -> Any:
+        if arch.name == 'powerpc32':
+            if how == 'SIGTERM':
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(5)
+            raise KeyboardInterrupt
+        return real(arch, *args, **kw)
+
+    monkeypatch.setattr(run_kunit, 'run_arch', stopped_in_powerpc32)
+    out = tmp_path / 'out'
+    assert run(monkeypatch, fake_tree, out, 'pass',
+               args=('--arch', 'x86_64,powerpc32,powerpc')) == Exit.INTERRUPTED
+    data = json.loads((out / 'results.json').read_text())
+    assert data['meta']['interrupted'] and not leftovers(out)
+    statuses = {a: v['status'] for a, v in data['arches'].items()}
+    assert statuses == {'x86_64': 'passed', 'powerpc32': 'infra', 'powerpc': 'infra'}
+    assert 'interrupted' in data['arches']['powerpc']['cause']
+    assert 'partial' in (out / 'report.md').read_text()
+    assert '<dt>partial</dt>' in (out / 'report.html').read_text()
+    assert (out / 'x86_64' / 'ktap.log').is_file()
+    assert str(out) in capsys.readouterr().err

@@ -305,3 +305,87 @@ def test_printk_timestamps_change_nothing(parser: ModuleType, tmp_path: Path, fa
     assert [(c.name, c.status, c.message) for c in v.cases] == \
         [(c.name, c.status, c.message) for c in plain.cases]
     assert v.facts == plain.facts and v.facts['arch'] == 'x86_64'
+
+
+# ---- issue 24: each test below failed before its fix (see the docstring) ----
+
+@pytest.mark.parametrize('line, name', [
+    ('ok 2 net_rx_align_alloc', 'net_rx_align_alloc'),
+    ('ok 2 rx_napi_alloc', 'net_rx_align_alloc.rx_napi_alloc'),
+])
+def test_a_not_ok_parent_with_every_child_ok_fails(parser: ModuleType, tmp_path: Path,
+                                                   line: str, name: str) -> None:
+    """Item 3: `not ok` on a suite or a parameterised case line (suite_exit
+    failed, a check after the last parameter) was dropped when every child
+    was ok: exit 0. KTAP says the parent's line stands."""
+    indent = line.startswith('ok 2 rx') and '    ' or ''
+    lines = faults.replace(faults.pass_log(), line, [f'{indent}not {line}'])
+    v = judge_log(parser, lines, tmp_path)
+    assert v.exit == Exit.TEST_FAILED, v.cause
+    failed = [c.name for c in v.cases if c.status == 'FAIL']
+    assert failed == [name], failed
+    assert name in v.cause
+
+
+def test_a_failed_child_is_not_counted_twice(parser: ModuleType) -> None:
+    v = verdict_of(parser, 'fail')
+    assert [c.name for c in v.cases if c.status == 'FAIL'] == \
+        ['net_rx_align_alloc.rx_napi_alloc.napi_alloc_skb len=60']
+
+
+
+def second_stream(lines: List[str]) -> List[str]:
+    """The kernel prints a whole KTAP stream again after the first (a reboot, a
+    second run): the suites from `KTAP version 1` to the end of the last one."""
+    start = faults.at(lines, 'KTAP version 1')
+    end = next(i for i, ln in enumerate(lines) if ln == 'ok 3 net_rx_align_iphdr') + 1
+    tail = faults.at(lines, 'reboot: Restarting system')
+    return lines[:tail] + ['reboot: Restarting system', 'Linux version 6.12.118 (again)'] + \
+        lines[start:end] + lines[tail:]
+
+
+@pytest.mark.parametrize('first, second', [('pass', 'fail'), ('pass', 'pass')])
+def test_a_second_ktap_stream_is_not_ignored(parser: ModuleType, tmp_path: Path, first: str,
+                                             second: str) -> None:
+    """Item 5: a failing second KTAP stream after a complete one was ignored
+    (exit 0): kunit_parser stops after the first plan is done. Two streams
+    are no result of one run: infra, saying where the second began."""
+    lines = faults.FAULTS[first]()
+    again = second_stream(faults.FAULTS[second]())
+    tail = faults.at(lines, 'reboot: Restarting system')
+    start = faults.at(again, 'Linux version 6.12.118 (again)')
+    lines = lines[:tail] + again[start - 1:]
+    v = judge_log(parser, lines, tmp_path)
+    assert v.exit == Exit.INFRA, v.cause
+    assert 'second KTAP stream' in v.cause and 'line ' in v.cause
+
+
+CRASH_LOGS = sorted((faults.FIXTURES / 'crashes').glob('*.log'))
+
+
+@pytest.mark.parametrize('log', CRASH_LOGS, ids=[p.stem for p in CRASH_LOGS])
+def test_every_arch_crash_format_is_a_crash(parser: ModuleType, tmp_path: Path,
+                                            log: Path) -> None:
+    """Item 4: the die/oops lines of MIPS, PA-RISC, powerpc, sparc, alpha, sh,
+    m68k and s390 were no crash when the run went on after them (exit 0), or
+    the cause quoted a later line than the first. Each saved crash sits in a
+    case after which every case passes: infra, quoting its first line."""
+    crash = log.read_text().splitlines()
+    lines = faults.insert_before(faults.pass_log(), 'ok 3 napi_alloc_skb len=60', crash)
+    v = judge_log(parser, lines, tmp_path)
+    assert v.exit == Exit.INFRA, v.cause
+    # the first line, or for PA-RISC's banner the one under its bar of underscores
+    assert crash[0].strip() in v.cause or crash[0].strip('_ ') == '' and \
+        crash[1].strip() in v.cause, v.cause
+    assert 'net_rx_align_alloc.rx_napi_alloc after "napi_alloc_skb len=1"' in v.cause
+
+
+def test_the_crash_table_matches_its_examples_and_no_clean_log() -> None:
+    from rxalign.crashes import CRASH, CRASH_FORMATS
+    for f in CRASH_FORMATS:
+        assert CRASH.match(f.example) and f.source, f
+    clean = faults.pass_log() + faults.FAULTS['kmemleak_leak']() + faults.frames_pass()
+    assert [ln for ln in clean if CRASH.match(ln)] == []
+    named = {a.strip() for f in CRASH_FORMATS for a in f.arches.split(',')}
+    stems = {p.stem.split('-')[0] for p in CRASH_LOGS}
+    assert stems <= named, stems - named
