@@ -19,6 +19,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from .cli import run_main
 from .exitcodes import Exit
+from .kernels import DEFAULT, NEWEST
 from .paths import MUTATION_PATCHES, REPO
 from .results import CaseStatus, Results, Verdict, read_dir
 
@@ -33,6 +34,7 @@ class Mutation:
     assertion: str                      # the assertion class it proves
     catches: Tuple[Tuple[str, str], ...]  # (case-name prefix, what its message says)
     profile: str = ''                   # run-kunit --<profile> that sees it: debug, drivers
+    kernel: str = DEFAULT.name          # run-kunit --kernel: the net fixes' reverts on their base
 
 
 MUTATIONS: Tuple[Mutation, ...] = (
@@ -70,18 +72,28 @@ MUTATIONS: Tuple[Mutation, ...] = (
              (('net_rx_align_gro.rx_gro_frags.tcp_merge_then_reuse',
                'napi_get_frags() headroom 32'),
               ('net_rx_align_gro.rx_gro_frags.tcp_merge_then_reuse', 'IP header'))),
+    # The net fixes' reverts, on the tree the series is based on.
     Mutation('generic-xdp-copy-unaligned', 'powerpc32',
-             'generic XDP: the copy skb_cow_data_for_xdp() makes (6.12 without our fix)',
+             f'generic XDP: the copy skb_cow_data_for_xdp() makes ({NEWEST.name} without our fix)',
              (('net_rx_align_xdp.rx_generic_xdp.frags_prog_linear_ipv4', 'IP header'),
-              ('net_rx_align_xdp.rx_generic_xdp.frags_prog_nonlinear_ipv6', 'IP header'))),
+              ('net_rx_align_xdp.rx_generic_xdp.frags_prog_nonlinear_ipv6', 'IP header')),
+             kernel=NEWEST.name),
+    Mutation('generic-xdp-l3-pad', 'powerpc32',
+             'generic XDP on a device without a MAC header: NET_IP_ALIGN is no pad there',
+             (('net_rx_align_xdp.rx_generic_xdp.frags_prog_l3_linear_ipv4', 'the copy 2 past'),
+              ('net_rx_align_xdp.rx_generic_xdp.frags_prog_l3_nonlinear_ipv6',
+               'the copy 2 past')),
+             kernel=NEWEST.name),
     Mutation('veth-xdp-copy-unaligned', 'powerpc32',
-             'veth native XDP: the copy before the program (6.12 without our fix)',
+             f'veth native XDP: the copy before the program ({NEWEST.name} without our fix)',
              (('net_rx_align_xdp.rx_veth_xdp.ipv4_mtu', 'IP header'),
-              ('net_rx_align_xdp.rx_veth_xdp.vlan_ipv4_mtu', 'IP header'))),
+              ('net_rx_align_xdp.rx_veth_xdp.vlan_ipv4_mtu', 'IP header')),
+             kernel=NEWEST.name),
     Mutation('pp-cow-shinfo-unaligned', 'powerpc32',
              'XDP copies: skb_shared_info where a clone\'s atomics work',
              (('net_rx_align_xdp.rx_generic_xdp.frags_prog_linear_ipv4_min', 'skb_shared_info'),
-              ('net_rx_align_xdp.rx_veth_xdp.ipv4_min', 'skb_shared_info'))),
+              ('net_rx_align_xdp.rx_veth_xdp.ipv4_min', 'skb_shared_info')),
+             kernel=NEWEST.name),
     Mutation('xdp-frame-reserve', 'x86_64', 'xdp_frame to skb: where the frame stays',
              (('net_rx_align_xdp.rx_xdp_frame_to_skb.xdp_build_skb_from_frame_ipv4',
                'MAC header at page offset'),)),
@@ -119,9 +131,10 @@ class Outcome:
     detail: str
 
 
-def _run_kunit(arches: str, out: Path, patch: Optional[Path],
-               profile: str = '') -> Tuple[int, Optional[Results], str]:
-    cmd = [str(HERE / 'run-kunit'), '--arch', arches, '--out', str(out)]
+def _run_kunit(arches: str, out: Path, patch: Optional[Path], profile: str = '',
+               kernel: str = DEFAULT.name) -> Tuple[int, Optional[Results], str]:
+    cmd = [str(HERE / 'run-kunit'), '--kernel', kernel, '--arch', arches, '--out', str(out),
+           '--baseline', 'none']
     if profile:
         cmd.append(f'--{profile}')
     if patch:
@@ -152,10 +165,12 @@ def judge(m: Mutation, status: int, arch: Optional[Verdict], error: str = '') ->
 
 
 def table(outcomes: List[Outcome]) -> str:
-    rows = ['| mutation | arch | assertion class | verdict | caught by |', '|---|---|---|---|---|']
+    rows = ['| mutation | kernel | arch | assertion class | verdict | caught by |',
+            '|---|---|---|---|---|---|']
     for o in outcomes:
         first = sorted({'.'.join(n.split('.')[:2]) for n in o.caught_by})
-        rows.append(f'| {o.mutation.name} | {o.mutation.arch} | {o.mutation.assertion} | '
+        rows.append(f'| {o.mutation.name} | {o.mutation.kernel} | {o.mutation.arch} | '
+                    f'{o.mutation.assertion} | '
                     f'{"killed" if o.killed else "SURVIVED"} | '
                     f'{len(o.caught_by)} case(s): {", ".join(first)} |')
     return '\n'.join(rows) + '\n'
@@ -171,12 +186,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f'mutation-test: error: no mutation named {args.only}', file=sys.stderr)
         return int(Exit.USAGE)
     out = args.out or Path(tempfile.mkdtemp(prefix='rx-align-mutations-'))
-    for profile in sorted({m.profile for m in chosen}):
-        arches = ','.join(dict.fromkeys(m.arch for m in chosen if m.profile == profile))
-        what = f'{arches}{f" --{profile}" if profile else ""}'
+    for profile, kernel in sorted({(m.profile, m.kernel) for m in chosen}):
+        arches = ','.join(dict.fromkeys(m.arch for m in chosen
+                                        if (m.profile, m.kernel) == (profile, kernel)))
+        what = f'{arches} on {kernel}{f" --{profile}" if profile else ""}'
         print(f'baseline: the unmutated tree on {what}', flush=True)
-        status, _, _ = _run_kunit(arches, out / f'baseline{f"-{profile}" if profile else ""}',
-                                  None, profile)
+        name = f'baseline-{kernel}' + (f'-{profile}' if profile else '')
+        status, _, _ = _run_kunit(arches, out / name, None, profile, kernel)
         if status != Exit.OK:
             print(f'mutation-test: error: the unmutated tree does not pass on {what} '
                   f'(run-kunit exit {status}, see {out}); fix that first', file=sys.stderr)
@@ -184,9 +200,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     outcomes = []
     for i, m in enumerate(chosen, 1):
-        print(f'[{i}/{len(chosen)}] {m.name} on {m.arch}...', flush=True)
+        print(f'[{i}/{len(chosen)}] {m.name} on {m.arch} ({m.kernel})...', flush=True)
         status, results, err = _run_kunit(m.arch, out / m.name, PATCHES / f'{m.name}.patch',
-                                          m.profile)
+                                          m.profile, m.kernel)
         o = judge(m, status, results.arches.get(m.arch) if results else None, err)
         print(f'[{i}/{len(chosen)}] {m.name}: {"killed" if o.killed else "SURVIVED"} '
               f'({o.detail})', flush=True)
