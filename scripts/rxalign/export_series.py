@@ -87,7 +87,7 @@ def maintainers(patches: Sequence[Path], tarball: Path) -> Tuple[List[str], List
             raise HarnessError(Exit.ENVIRONMENT, f'cannot read MAINTAINERS from {tarball}: '
                                f'{proc.stderr.strip()}')
         proc = subprocess.run(['perl', 'scripts/get_maintainer.pl', '--no-tree', '--no-git',
-                               '--no-git-fallback', '--no-rolestats', '--no-roles',
+                               '--no-git-fallback', '--no-fixes', '--no-rolestats', '--no-roles',
                                *[str(p.resolve()) for p in patches]],
                               capture_output=True, text=True, cwd=tmp, check=False)
     if proc.returncode != 0:
