@@ -258,12 +258,13 @@ static inline enum rx_frame rx_frame_kind(const struct sk_buff *skb,
 	return ntohs(ip4->id) == RX_VLAN_IPV4 ? RX_VLAN_IPV4 : RX_IPV4;
 }
 
-static inline void rx_tap_record(struct rx_tap *tap, struct sk_buff *skb)
+/* Record @skb if it is ours; true if the tap now holds it. */
+static inline bool rx_tap_record(struct rx_tap *tap, struct sk_buff *skb)
 {
 	struct rx_tap_seen *seen;
 
 	if (!rx_is_ours(skb) || tap->n == ARRAY_SIZE(tap->frames))
-		return;
+		return false;
 	seen = &tap->frames[tap->n++];
 	seen->nh = (unsigned long)skb->data;
 	seen->frame = rx_frame_kind(skb, &seen->len);
@@ -276,6 +277,7 @@ static inline void rx_tap_record(struct rx_tap *tap, struct sk_buff *skb)
 	seen->skb = tap->hold ? skb : NULL;
 	if (tap->n == tap->want)
 		complete(&tap->seen);
+	return tap->hold;
 }
 
 /* A protocol handler: what ip_rcv() and ipv6_rcv() do before they read. */
@@ -303,12 +305,11 @@ static inline int rx_tap_sniff(struct sk_buff *skb, struct net_device *dev,
 			       struct packet_type *pt,
 			       struct net_device *orig_dev)
 {
-	struct rx_tap *tap = pt->af_packet_priv;
-	unsigned int n = tap->n;
-
-	rx_tap_record(tap, skb);
-	/* held: our own reference, which the stack leaves as it was */
-	if (tap->n == n || !tap->frames[n].skb)
+	/*
+	 * Held, as a packet socket holds it: our own reference, so ip_rcv()
+	 * works on a clone (skb_share_check()) and leaves this one as it was.
+	 */
+	if (!rx_tap_record(pt->af_packet_priv, skb))
 		consume_skb(skb);
 	return NET_RX_SUCCESS;
 }
@@ -327,12 +328,12 @@ static inline void rx_tap_del(void *data)
 
 /*
  * Record our frames on @dev, as the IPv4 and IPv6 handlers get them, or
- * (@sniff) as a packet socket does, keeping the skbs; complete once @want
- * of them arrived.
+ * (@sniff) as a packet socket does, which (@hold) keeps them as a packet
+ * socket's queue does; complete once @want of them arrived.
  */
 static inline struct rx_tap *rx_tap_add(struct kunit *test,
 					struct net_device *dev,
-					unsigned int want, bool sniff)
+					unsigned int want, bool sniff, bool hold)
 {
 	struct rx_tap *tap = kunit_kzalloc(test, sizeof(*tap), GFP_KERNEL);
 	unsigned int i;
@@ -340,12 +341,14 @@ static inline struct rx_tap *rx_tap_add(struct kunit *test,
 	KUNIT_ASSERT_NOT_NULL(test, tap);
 	init_completion(&tap->seen);
 	tap->want = want;
-	tap->hold = sniff;
+	tap->hold = sniff && hold;
 	for (i = 0; i < (sniff ? 1 : 2); i++) {
 		tap->pt[i].type = htons(sniff ? ETH_P_ALL : i ? ETH_P_IPV6 : ETH_P_IP);
 		tap->pt[i].dev = dev;
 		tap->pt[i].func = sniff ? rx_tap_sniff : rx_tap_rcv;
 		tap->pt[i].af_packet_priv = tap;
+		/* only what @dev receives, not what it sends (DAD, MLD) */
+		tap->pt[i].ignore_outgoing = true;
 		dev_add_pack(&tap->pt[i]);
 	}
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rx_tap_del, tap),

@@ -317,7 +317,7 @@ static void rx_driver_frames_case(struct kunit *test)
 		kunit_skip(test, "no link on %s or %s after 10 s", nic->dev->name,
 			   tx->name);
 
-	tap = rx_tap_add(test, nic->dev, 0, false);
+	tap = rx_tap_add(test, nic->dev, 0, false, false);
 	for (i = 0; i < ARRAY_SIZE(rx_driver_frames); i++) {
 		const struct rx_driver_frame *f = &rx_driver_frames[i];
 		struct sk_buff *skb;

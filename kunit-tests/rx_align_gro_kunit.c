@@ -159,7 +159,7 @@ static void rx_gro_frags(struct kunit *test)
 	netif_napi_add(gro->dev, &gro->napi, rx_gro_poll);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rx_napi_del,
 							&gro->napi), 0);
-	tap = rx_tap_add(test, gro->dev, want, false);
+	tap = rx_tap_add(test, gro->dev, want, false, false);
 	napi_enable(&gro->napi);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rx_napi_disable,
 							&gro->napi), 0);
