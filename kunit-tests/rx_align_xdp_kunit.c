@@ -602,7 +602,7 @@ static void rx_veth_xdp(struct kunit *test)
 	 * Where fixups are counted, the sniffer holds the frame to read its
 	 * header after, as a packet socket holds it (ip_rcv() then clones).
 	 */
-	tap = rx_tap_add(test, rx, 1, true, f != NULL);
+	tap = rx_tap_add(test, rx, 1, true, f);
 
 	skb = rx_tx_skb(tx, p->frame, p->len, rx->dev_addr);
 	KUNIT_ASSERT_NOT_NULL(test, skb);

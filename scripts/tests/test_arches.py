@@ -13,6 +13,7 @@ import pytest
 
 from rxalign import arches, kernels, run_kunit, series
 from rxalign.exitcodes import Exit
+from rxalign.paths import TESTS_DIR
 
 SCRIPTS = Path(__file__).resolve().parents[1]
 
@@ -150,3 +151,25 @@ def test_an_older_kernel_takes_its_own_series_where_it_has_one(tmp_path: Path) -
     assert names == {'6.1': [], '6.12': ['backport\n'], '7.3': ['newest\n']}
     assert not series.DRIVERS.patches(kernels.BY_NAME['7.3'], tmp_path)
     assert series.DRIVERS.patches(kernels.BY_NAME['6.12'], tmp_path)
+
+
+OLDER = [k for k in kernels.KERNELS if k != kernels.NEWEST]
+
+
+@pytest.mark.parametrize('kernel', OLDER, ids=[k.name for k in OLDER])
+def test_an_older_kernels_tests_compat_applies_to_the_tests_as_they_are(
+        kernel: kernels.Kernel, tmp_path: Path) -> None:
+    """for-<kernel>/tests-compat/ is written against kunit-tests/: an edit there
+    that moves its context is seen here, before a build on that kernel."""
+    patches = series.BY_NAME['tests-compat'].patches(kernel)
+    if not patches:
+        pytest.skip(f'{kernel.name} takes the tests as they are')
+    dest = tmp_path / 'net/core/tests'
+    dest.mkdir(parents=True)
+    for f in TESTS_DIR.iterdir():
+        if f.is_file():
+            shutil.copyfile(f, dest / f.name)
+    for p in patches:
+        proc = subprocess.run(['git', 'apply', '--check', str(p)], cwd=tmp_path,
+                              capture_output=True, text=True, check=False)
+        assert proc.returncode == 0, f'{p.name}: {proc.stderr}'
