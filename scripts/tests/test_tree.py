@@ -233,6 +233,21 @@ def test_a_user_tree_that_changed_everywhere_is_prepared(fake_tree: Path, tmp_pa
     assert not second.reused and (second.path / 'drivers').is_dir()
 
 
+def snapshot_files(fake_tree: Path, tmp_path: Path) -> List[str]:
+    """What a prepared tree of @fake_tree tracks."""
+    prepared = tree.prepare(Cache(tmp_path / 'cache'), tree.user_base(fake_tree), [],
+                            lambda _: None)
+    return subprocess.run(['git', '-C', str(prepared.path), 'ls-files'], capture_output=True,
+                          text=True, check=True).stdout.split()
+
+
+def commit_all(path: Path, force: bool = False) -> None:
+    git = ['git', '-C', str(path), '-c', 'user.name=u', '-c', 'user.email=u@e']
+    subprocess.run([*git, 'init', '-q'], check=True)
+    subprocess.run([*git, 'add', *(['-f'] if force else []), '.'], check=True)
+    subprocess.run([*git, 'commit', '-q', '-m', 'kernel'], check=True)
+
+
 def test_a_tree_that_ignores_everything_is_snapshotted_whole(fake_tree: Path, tmp_path: Path) -> None:
     """Debian's kernel source packages end their top-level .gitignore with
     "/*" and "!/debian/": the snapshot takes the sources all the same, and
@@ -240,10 +255,7 @@ def test_a_tree_that_ignores_everything_is_snapshotted_whole(fake_tree: Path, tm
     (fake_tree / '.gitignore').write_text('*.o\n/*\n!/debian/\n')
     (fake_tree / 'net/core/skbuff.o').write_text('built\n')
     (fake_tree / '.config').write_text('CONFIG_NET=y\n')
-    cache = Cache(tmp_path / 'cache')
-    prepared = tree.prepare(cache, tree.user_base(fake_tree), [], lambda _: None)
-    files = subprocess.run(['git', '-C', str(prepared.path), 'ls-files'], capture_output=True,
-                           text=True, check=True).stdout.split()
+    files = snapshot_files(fake_tree, tmp_path)
     assert 'net/core/skbuff.c' in files and 'Makefile' in files
     assert 'tools/testing/kunit/kunit.py' in files and '.gitignore' in files
     assert 'net/core/skbuff.o' not in files and '.config' not in files
@@ -252,16 +264,10 @@ def test_a_tree_that_ignores_everything_is_snapshotted_whole(fake_tree: Path, tm
 def test_a_git_checkout_gives_what_it_tracks_and_its_untracked_sources(
         fake_tree: Path, tmp_path: Path) -> None:
     (fake_tree / '.gitignore').write_text('*.o\n/*\n!/debian/\n')
-    git = ['git', '-C', str(fake_tree), '-c', 'user.name=u', '-c', 'user.email=u@e']
-    subprocess.run([*git, 'init', '-q'], check=True)
-    subprocess.run([*git, 'add', '-f', '.'], check=True)
-    subprocess.run([*git, 'commit', '-q', '-m', 'kernel'], check=True)
+    commit_all(fake_tree, force=True)
     (fake_tree / 'net/core/new.c').write_text('int n;\n')    # ignored by "/*": not taken
     (fake_tree / 'net/core/skbuff.o').write_text('built\n')
-    cache = Cache(tmp_path / 'cache')
-    prepared = tree.prepare(cache, tree.user_base(fake_tree), [], lambda _: None)
-    files = subprocess.run(['git', '-C', str(prepared.path), 'ls-files'], capture_output=True,
-                           text=True, check=True).stdout.split()
+    files = snapshot_files(fake_tree, tmp_path)
     assert 'net/core/skbuff.c' in files and 'tools/testing/kunit/kunit.py' in files
     assert 'net/core/skbuff.o' not in files and 'net/core/new.c' not in files
 
@@ -270,11 +276,8 @@ def test_a_snapshot_without_the_kernel_makefile_is_a_usage_error(
         fake_tree: Path, tmp_path: Path) -> None:
     """A checkout whose git neither tracks nor lets through the Makefile: exit 2
     naming the cause, not a patch that "does not apply"."""
-    git = ['git', '-C', str(fake_tree), '-c', 'user.name=u', '-c', 'user.email=u@e']
-    subprocess.run([*git, 'init', '-q'], check=True)
     (fake_tree / '.gitignore').write_text('/Makefile\n')
-    subprocess.run([*git, 'add', '.'], check=True)
-    subprocess.run([*git, 'commit', '-q', '-m', 'kernel'], check=True)
+    commit_all(fake_tree)
     cache = Cache(tmp_path / 'cache')
     with pytest.raises(HarnessError) as err:
         tree.prepare(cache, tree.user_base(fake_tree), [], lambda _: None)
