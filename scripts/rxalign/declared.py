@@ -183,3 +183,10 @@ def module_functions(tests_dir: Path) -> FrozenSet[str]:
         names.update(_FUNC.findall(text))
         names.update(_WRAPPER.findall(text))
     return frozenset(names)
+
+
+def declared_cases(tests_dir: Path) -> FrozenSet[str]:
+    """Every case name the module's sources declare, whatever the config: what
+    an --expected rule may name after its suite."""
+    return frozenset(m.group(1) for f in sorted(tests_dir.glob('*.c'))
+                     for m in _CASE.finditer(f.read_text()))

@@ -57,8 +57,10 @@ def load(path: Path) -> List[Rule]:
     return parse(path.read_text(), str(path))
 
 
-def check(rules: List[Rule], arches: Collection[str], suites: Collection[str]) -> None:
-    """Each rule names a known arch and a whole suite of the test module, or `*`."""
+def check(rules: List[Rule], arches: Collection[str], suites: Collection[str],
+          cases: Collection[str] = ()) -> None:
+    """Each rule names a known arch and a suite of the test module, or `*`; a
+    case after the suite must be one the module declares (@cases, if given)."""
     for r in rules:
         if r.arch == ANY and r.name == ANY:
             raise ValueError(f'{r.origin}: "*: *" would excuse every arch whose results are '
@@ -72,14 +74,22 @@ def check(rules: List[Rule], arches: Collection[str], suites: Collection[str]) -
                              f'({", ".join(sorted(suites))}): write a whole suite, '
                              'suite.case or suite.case.parameter, or "*" for an arch '
                              'whose results are missing')
+        parts = r.name.split('.')
+        if cases and r.name != ANY and len(parts) > 1 and parts[1] not in cases:
+            raise ValueError(f'{r.origin}: {r.name!r}: {parts[0]} has no case {parts[1]!r} '
+                             '(the KUNIT_CASE names in kunit-tests/*.c): fix the name')
 
 
-def from_option(path: Optional[Path], suites: Collection[str]) -> List[Rule]:
+def from_option(path: Optional[Path], suites: Collection[str],
+                cases: Collection[str] = ()) -> List[Rule]:
     """The rules of --expected FILE, checked; a usage error that names the line."""
     try:
         rules = load(path) if path else []
-        check(rules, BY_NAME, suites)
-    except (OSError, ValueError) as e:
+        check(rules, BY_NAME, suites, cases)
+    except OSError as e:
+        raise HarnessError(Exit.USAGE, f'--expected {path}: {e.strerror or e}; give a file '
+                           'of "ARCH: SUITE[.CASE]  # why" lines (README: --expected)') from None
+    except ValueError as e:
         raise HarnessError(Exit.USAGE, f'--expected: {e}') from None
     return rules
 

@@ -16,7 +16,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from . import arches, baseline, known_failures, outdir, report
 from .cli import run_main
-from .declared import absent, expected_suites
+from .declared import absent, declared_cases, expected_suites
 from .exitcodes import Exit, HarnessError
 from .paths import TESTS_DIR
 from .results import ArchStatus, Results, UnknownFormat, read_dir
@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     out = outdir.check(args.out, '--out') if args.out else None
     then = baseline.read(args.baseline) if args.baseline else None
     declared = expected_suites(TESTS_DIR)
-    rules = known_failures.from_option(args.expected, declared)
+    rules = known_failures.from_option(args.expected, declared, declared_cases(TESTS_DIR))
     parts = _load(args.dirs)
     merged = report.merge(parts, args.run_id or '', required)
     homes = {arch: d for d, part in parts for arch in part.arches}   # where its logs are

@@ -20,7 +20,7 @@ from . import (arches, baseline, deps, fmt, kernels, known_failures, outdir, rep
                tables, tree)
 from .cache import Cache, Lock, default_root
 from .cli import run_main
-from .declared import expected_suites, module_functions, read_config
+from .declared import declared_cases, expected_suites, module_functions, read_config
 from .exitcodes import Exit, HarnessError
 from .fmt import seconds as fmt_seconds
 from .kunit_driver import RunSettings, load_kunit_parser, run_arch
@@ -210,7 +210,8 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs < 1 or args.timeout < 1 or args.idle_timeout < 1:
         raise HarnessError(Exit.USAGE, '--jobs, --timeout and --idle-timeout take a positive '
                            'number')
-    known = known_failures.from_option(args.expected, expected_suites(TESTS_DIR))
+    known = known_failures.from_option(args.expected, expected_suites(TESTS_DIR),
+                                       declared_cases(TESTS_DIR))
     since = baseline.Option.parse(args.baseline)
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime('%Y%m%d-%H%M%S')
     out = outdir.check(args.out or RESULTS / stamp)

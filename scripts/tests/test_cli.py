@@ -48,3 +48,24 @@ def test_the_readme_documents_every_status() -> None:
     table = README.read_text().split('## Exit statuses', 1)[1].split('\n\n', 2)[1:3]
     documented = {int(n) for n in re.findall(r'^\| (\d+) \|', '\n\n'.join(table), re.M)}
     assert documented == {int(e) for e in Exit}
+
+
+def test_an_expected_rule_naming_no_case_is_a_usage_error_before_any_work(
+        tmp_path: Path) -> None:
+    """`--expected` with a case name the module does not declare was accepted
+    (only the suite was checked); the README says a typo is exit 2."""
+    from rxalign import known_failures
+    from rxalign.declared import declared_cases, expected_suites
+    from rxalign.paths import TESTS_DIR
+    f = tmp_path / 'x.expected'
+    suites, cases = expected_suites(TESTS_DIR), declared_cases(TESTS_DIR)
+    f.write_text('sh: net_rx_align_xdp.rx_veth_xdpp  # a typo\n')
+    with pytest.raises(HarnessError) as err:
+        known_failures.from_option(f, suites, cases)
+    assert err.value.status == Exit.USAGE and "no case 'rx_veth_xdpp'" in err.value.message
+    f.write_text('sh: net_rx_align_xdp.rx_veth_xdp.ipv4_min  # a parameter of a real case\n')
+    assert known_failures.from_option(f, suites, cases)
+    with pytest.raises(HarnessError) as err:
+        known_failures.from_option(tmp_path / 'missing.expected', suites, cases)
+    assert err.value.status == Exit.USAGE and 'Errno' not in err.value.message
+    assert 'No such file' in err.value.message
