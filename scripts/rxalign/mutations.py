@@ -111,6 +111,14 @@ MUTATIONS: Tuple[Mutation, ...] = (
     Mutation('8139cp-hardcoded-2', 'x86_64', 'a real driver: a DMA buffer padded with a literal 2',
              (('net_rx_align_drivers.rx_driver_frames_case.8139cp', 'IP header'),),
              profile='drivers'),
+    # the drivers suite's own holes: a test mutation, not a kernel one
+    Mutation('drivers-row-missing', 'x86_64', 'a NIC whose driver has no row is no pass',
+             (('net_rx_align_drivers.rx_driver_frames_case.e1000', 'has no row in rx_drivers[]'),),
+             profile='drivers'),
+    Mutation('drivers-frame-lost', 'x86_64', 'every frame sent is received and judged',
+             (('net_rx_align_drivers.rx_driver_frames_case.e1000',
+               'lost the ipv4 400-byte frame'),),
+             profile='drivers'),
     # netif_napi_add() calls napi_alloc_skb() (napi_get_frags_check()), so the
     # first case of the suite to register a NAPI sees it, whichever that is;
     # __might_resched() then stays quiet for a second.

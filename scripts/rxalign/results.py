@@ -102,18 +102,21 @@ class Case:
 
 
 class DriverClass(str, enum.Enum):
-    """How a driver of the drivers suite places a received frame (`class=`)."""
-    IP_ALIGN = 'ip_align'       # reserves NET_IP_ALIGN before the device writes the frame
-    COPY = 'copy'               # the CPU copies the frame into a new skb
-    HW = 'hw'                   # the device decides where the frame lands
-    NONE = 'none'               # no pad of its own
+    """How a driver of the drivers suite places a received frame (`class=`):
+    rx_class_names[] of kunit-tests/rx_align_drivers_kunit.c, which a test
+    holds this to."""
+    IP_ALIGN = 'ip_align'       # NET_IP_ALIGN in front of the DMA or the copy
+    COPY_PAD2 = 'copy_pad2'     # a CPU copy behind a literal 2
+    DEVICE = 'device'           # the chip or no reserve decides: the arch's rule only
+    HYPERVISOR = 'hypervisor'   # the hypervisor fills the buffer: recorded
 
 
 class FrameVerdict(str, enum.Enum):
     """What the drivers suite concluded of one frame (`verdict=`)."""
     PASS = 'pass'
+    PASS_COST = 'pass-cost'     # 2 past a boundary where the CPU loads it cheaply: counted
     FAIL = 'fail'
-    RECORDED = 'recorded'       # measured and shown, not judged
+    RECORDED = 'recorded'       # a hypervisor's buffer: measured and shown, not judged
 
 
 FRAME_PREFIX = 'rx_align_frame: '

@@ -46,6 +46,8 @@ class Series:
     def layer(self, kernel: Kernel = DEFAULT, tests_dir: Path = TESTS_DIR,
               series_dir: Path = SERIES_DIR, debian: bool = True) -> tree.Layer:
         patches = self.patches(kernel, series_dir) if debian or not self.debian_only else ()
+        if self.tests_dir:
+            patches = ()    # the stored patch is for reading: kunit-tests/ is the source
         return tree.Layer(self.name, patches=patches,
                           tests_dir=tests_dir if self.tests_dir else None)
 

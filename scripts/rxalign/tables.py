@@ -133,8 +133,9 @@ class Cell:
     def verdicts(self) -> List[FrameVerdict]:
         """The drivers suite's verdicts, worst first."""
         found = {f.verdict for f in self.frames if f.verdict is not None}
-        return [k for k in (FrameVerdict.FAIL, FrameVerdict.PASS, FrameVerdict.RECORDED)
-                if k in found]
+        order = (FrameVerdict.FAIL, FrameVerdict.PASS_COST, FrameVerdict.PASS,
+                 FrameVerdict.RECORDED)
+        return [k for k in order if k in found]
 
     @property
     def classes(self) -> List[DriverClass]:

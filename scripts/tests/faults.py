@@ -266,7 +266,7 @@ def frames_pass() -> Lines:
     return with_drivers(lines, [
         ('e1000 ipv4', 'driver=e1000 path=e1000 frame=ipv4 len=60 class=ip_align headroom=64 '
          'mac_line_off=0 nh_mod4=2 head_frag=1 pp_recycle=0 verdict=pass'),
-        ('virtio_net ipv4', 'driver=virtio_net path=virtio_net frame=ipv4 len=60 class=hw '
+        ('virtio_net ipv4', 'driver=virtio_net path=virtio_net frame=ipv4 len=60 class=device '
          'headroom=256 mac_line_off=0 nh_mod4=2 head_frag=1 pp_recycle=1 verdict=recorded'),
         ('tulip ipv4', 'driver=tulip path=tulip frame=ipv4 len=60 class=ip_align headroom=64 '
          'mac_line_off=0 nh_mod4=2 head_frag=0 pp_recycle=0 verdict=pass')])
@@ -311,7 +311,7 @@ def frames_fail() -> Lines:
     return with_drivers(lines, [
         ('e1000 ipv4', 'driver=e1000 path=e1000 frame=ipv4 len=60 class=ip_align headroom=66 '
          'mac_line_off=2 nh_mod4=0 head_frag=1 pp_recycle=0 verdict=pass'),
-        ('virtio_net ipv4', 'driver=virtio_net path=virtio_net frame=ipv4 len=60 class=hw '
+        ('virtio_net ipv4', 'driver=virtio_net path=virtio_net frame=ipv4 len=60 class=device '
          'headroom=256 mac_line_off=0 nh_mod4=2 head_frag=1 pp_recycle=1 verdict=recorded'),
         ('tulip ipv4', 'driver=tulip path=tulip frame=ipv4 len=60 class=ip_align headroom=32 '
          'mac_line_off=0 nh_mod4=2 head_frag=0 pp_recycle=0 verdict=fail')],

@@ -130,3 +130,19 @@ def test_results_without_frames_still_load() -> None:
     """Results written before frames were a field."""
     v = Verdict.from_json({'arch': 'x86_64', 'cases': []}, 'old.json')
     assert v.frames == [] and v.malformed_frames == []
+
+
+def test_the_driver_classes_and_verdicts_are_the_c_suites() -> None:
+    """The C suite prints class= and verdict= from its own tables: a name
+    the harness does not know makes the frame malformed, and it drops out
+    of the report (copy_pad2 and record did, before)."""
+    import re
+    from rxalign.paths import TESTS_DIR
+    c = (TESTS_DIR / 'rx_align_drivers_kunit.c').read_text()
+    names = re.search(r'rx_class_names\[\] = \{(.*?)\};', c, re.S)
+    assert names
+    assert set(re.findall(r'"(\w+)"', names.group(1))) == {k.value for k in DriverClass}
+    verdicts = re.search(r'class == RX_HYPERVISOR \? "(\w+)" : !ok \? "(\w+)" :\s*'
+                         r'seen->nh % 4 \? "([\w-]+)" : "(\w+)"', c)
+    assert verdicts
+    assert set(verdicts.groups()) == {k.value for k in FrameVerdict}

@@ -346,7 +346,7 @@ def test_the_offset_tables_in_report_md(parser: ModuleType, tmp_path: Path) -> N
     assert '|  | vlan_ipv4 | 68 / 2 / 4 | 38 / 0 / 6 | — |' in md
     assert '| build_skb | ipv4 | 64 / ? / ? | — | — |' in md
     assert '| tulip | ip_align | ipv4 | pass: 64 / 2 / 0 | **fail**: ✗ 32 / 2 / 0 | — |' in md
-    assert '| virtio_net | hw | ipv4 | recorded: 256 / 2 / 0 | recorded: ✗ 256 / 2 / 0 | — |' in md
+    assert '| virtio_net | device | ipv4 | recorded: 256 / 2 / 0 | recorded: ✗ 256 / 2 / 0 | — |' in md
     assert '1 rx_align_frame: line(s) could not be read' in md
     data = json.loads((d / 'results.json').read_text())
     assert len(data['arches']['powerpc32']['frames']) == 12
