@@ -249,18 +249,20 @@ def run(args: argparse.Namespace) -> int:
         say(f'tree ready: {prepared.path} at {prepared.head[:12]}'
             + (' (unchanged)' if prepared.reused else ''))
 
+        # a --tree is taken to be current: slim, as the newest kernel
+        slim = not args.no_slim and (bool(args.tree) or kernel.slim)
         settings = RunSettings(tree=prepared.path, cache=cache, base_id=base.base_id,
-                               kunitconfigs=[KUNITCONFIG] + ([] if args.no_slim else [SLIM])
+                               kunitconfigs=[KUNITCONFIG] + ([SLIM] if slim else [])
                                + ([DEBUG] if args.debug else []),
                                # overrides, which kunit.py takes only as --kconfig_add
                                kconfig_add=kconfig_lines(DRIVERS) if args.drivers else [],
                                jobs=args.jobs, timeout=args.timeout,
                                idle_timeout=args.idle_timeout,
-                               profile='-'.join(p for p, on in (('full', args.no_slim),
+                               profile='-'.join(p for p, on in (('full', not slim),
                                                                  ('debug', args.debug),
                                                                  ('drivers', args.drivers))
                                                 if on),
-                               slim=not args.no_slim, kmemleak=args.debug,
+                               slim=slim, kmemleak=args.debug,
                                drivers=args.drivers, lock=lock)
         parser = load_kunit_parser(prepared.path / 'tools/testing/kunit')
         # What the kernel under test was built from, even if kunit-tests/
