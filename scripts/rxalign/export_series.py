@@ -117,10 +117,11 @@ def export(name: str, kernel: kernels.Kernel, out: Path, who: Identity, cache: C
     if not patches:
         raise HarnessError(Exit.USAGE, f'{directory} has no patch to send for {kernel.name}')
     tarball = debian_archive.tarball(kernel, cache, print).path
-    to, cc = maintainers(patches, tarball)
+    # maintainers and reviewers in To:, lists in Cc: (kernel-patches/RECIPIENTS.md)
+    lists, people = maintainers(patches, tarball)
     with outdir.Staging(outdir.check(out)) as staging:
         for f in files:
-            text = add_recipients(resign(f.read_text(), who), to, cc)
+            text = add_recipients(resign(f.read_text(), who), people, lists)
             (staging.path / f.name).write_text(text)
         staging.commit()
     return out
