@@ -169,11 +169,27 @@ def _md_measured(results: Results, comparison: Optional[baseline.Comparison]) ->
         out += ['### Drivers', '', 'Class: how the driver places the frame (ip_align, copy, '
                 'hw, none); the verdict is the drivers suite\'s (recorded: measured, not '
                 'judged).', ''] + _md_grid(drivers, results, comparison)
+        out += _md_nic_counts(tables.nic_counts(results))
     if malformed:
         out += [f'{len(malformed)} rx_align_frame: line(s) could not be read:', '']
         out += [f'- {a}, `{x.case}`: `{x.line}` ({x.why})' for a, x in malformed]
         out.append('')
     return out
+
+
+def _md_nic_counts(counts: List[tables.NicCount]) -> List[str]:
+    if not counts:
+        return []
+    out = ['### Frames per NIC', '', 'Sent: distinct frames (a frame not seen is sent again, '
+           'up to three times: resent); judged: every frame but a hypervisor\'s (recorded); '
+           '2 off: IP header not on a 4-byte boundary; bands: copied by the driver or '
+           'received in its buffer.', '',
+           '| arch | NIC | case | sent | received | judged | 2 off | failed | lost | resent '
+           '| bands |', '|---|---|---|---|---|---|---|---|---|---|---|']
+    out += [f'| {c.arch} | {_md(c.nic)} | {c.status} | {c.sent} | {c.received} | {c.judged} '
+            f'| {c.off} | {c.failed} | {c.lost} | {c.resent} | {tables.bands_text(c.bands)} |'
+            for c in counts]
+    return out + ['']
 
 
 def _md_changes(comparison: Optional[baseline.Comparison]) -> List[str]:

@@ -256,6 +256,7 @@ def _measured(results: Results, comparison: Optional[Comparison]) -> str:
                 'the frame (ip_align: reserves NET_IP_ALIGN; copy: the CPU copies it; hw: the '
                 'device decides; none); the verdict is the drivers suite\'s (recorded: '
                 'measured, not judged).</p>', _grid(drivers, 'drivers', results, comparison)]
+        out.append(_nic_counts(tables.nic_counts(results)))
     if malformed:
         out.append(f'<p class="legend" id="malformed">{len(malformed)} rx_align_frame: '
                    'line(s) could not be read and are not in the tables:</p>'
@@ -264,6 +265,21 @@ def _measured(results: Results, comparison: Optional[Comparison]) -> str:
                        f'({e(x.why)})</li>' for a, x in malformed) + '</ul>')
     out.append('</section>\n')
     return '\n'.join(out)
+
+
+def _nic_counts(counts: List[tables.NicCount]) -> str:
+    if not counts:
+        return ''
+    heads = ('arch', 'NIC', 'case', 'sent', 'received', 'judged', '2 off', 'failed', 'lost',
+             'resent', 'bands')
+    rows = ''.join(
+        '<tr>' + ''.join(f'<td>{e(str(x))}</td>' for x in (
+            c.arch, c.nic, c.status, c.sent, c.received, c.judged, c.off, c.failed, c.lost,
+            c.resent, tables.bands_text(c.bands))) + '</tr>' for c in counts)
+    return ('<h4 id="nic-counts">Frames per NIC</h4><p class="legend">Sent: distinct frames '
+            '(a frame not seen is sent again, up to three times); judged: all but a '
+            'hypervisor\'s (recorded); 2 off: IP header not on a 4-byte boundary.</p>'
+            '<table><tr>' + ''.join(f'<th>{h}</th>' for h in heads) + f'</tr>{rows}</table>')
 
 
 # ---- failures, known failures, skips ----

@@ -251,3 +251,54 @@ def gate_line(results: Results) -> str:
            if v.status != ArchStatus.PASSED]
     return f'exit {int(gate)}: {GATE.get(gate, gate.name.lower())}' + \
         (' (' + ', '.join(bad) + ')' if bad else '')
+
+
+DRIVERS_CASE = 'net_rx_align_drivers.rx_driver_frames_case.'
+_LOST = re.compile(r' lost the (\S+) (\d+)-byte frame')
+_RESENT = re.compile(r'-byte frame not seen, sent again')
+
+
+@dataclasses.dataclass(frozen=True)
+class NicCount:
+    """One NIC of the drivers suite on one arch: what was sent, seen and judged."""
+    arch: str
+    nic: str                    # the case's parameter: the driver bound to the NIC
+    status: str                 # the case's, as shown
+    sent: int                   # distinct frames: the ones seen plus the ones lost
+    received: int               # rx_align_frame: lines (a resent frame may arrive twice)
+    judged: int                 # verdict pass, pass-cost or fail (not recorded)
+    off: int                    # IP header not on a 4-byte boundary
+    failed: int                 # verdict fail
+    lost: int
+    resent: int
+    bands: Dict[str, int]       # band= (copied, buffer) -> frames
+
+
+def nic_counts(results: Results) -> List[NicCount]:
+    """Per NIC and arch, from its case's frames and the lines it logged."""
+    out = []
+    for arch, v in results.arches.items():
+        for case in v.cases:
+            if not case.name.startswith(DRIVERS_CASE):
+                continue
+            frames = v.frames_of(case.name)
+            text = '\n'.join([case.message, *case.log])
+            lost = {m.groups() for m in _LOST.finditer(text)}
+            seen = {(f.frame, str(f.length)) for f in frames}
+            bands: Dict[str, int] = {}
+            for f in frames:
+                band = f.extra.get('band', '?')
+                bands[band] = bands.get(band, 0) + 1
+            out.append(NicCount(
+                arch=arch, nic=case.name[len(DRIVERS_CASE):], status=case.shown,
+                sent=len(seen | lost), received=len(frames),
+                judged=sum(1 for f in frames if f.verdict in (
+                    FrameVerdict.PASS, FrameVerdict.PASS_COST, FrameVerdict.FAIL)),
+                off=sum(1 for f in frames if f.nh_mod4 not in (None, 0)),
+                failed=sum(1 for f in frames if f.verdict == FrameVerdict.FAIL),
+                lost=len(lost - seen), resent=len(_RESENT.findall(text)), bands=bands))
+    return out
+
+
+def bands_text(bands: Dict[str, int]) -> str:
+    return ', '.join(f'{n} {b}' for b, n in sorted(bands.items())) or '-'

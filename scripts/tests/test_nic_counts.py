@@ -1,0 +1,41 @@
+"""The report's frames-per-NIC table, on a real sparc64 drivers log."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import ModuleType
+
+from rxalign import report, tables
+from rxalign.declared import expected_suites
+from rxalign.kunit_driver import ArchRun
+from rxalign.results import Results, RunMeta
+from rxalign.verdict import judge
+
+HERE = Path(__file__).resolve().parent / 'fixtures'
+LOG = HERE / 'drivers' / 'sparc64-tulip-unfixed.ktap'
+
+
+def results(parser: ModuleType) -> Results:
+    v = judge(ArchRun(arch='sparc64', ktap_log=LOG), expected_suites(HERE / 'kunit-tests'),
+              parser, 300)
+    meta = RunMeta(tree='t', head='a' * 40, tree_hash='b' * 40, series='c', run_id='r',
+                   arches=('sparc64',), finished='now')
+    return Results(runs=[meta], arches={'sparc64': v})
+
+
+def test_each_nic_counts_what_was_sent_seen_judged_and_lost(parser: ModuleType) -> None:
+    counts = {c.nic: c for c in tables.nic_counts(results(parser))}
+    tulip, e1000 = counts['tulip'], counts['e1000']
+    # the tagged 1518-byte frame came up from the ring, 2 off: the one failure
+    assert (tulip.status, tulip.failed, tulip.off, tulip.lost) == ('FAIL', 1, 1, 0)
+    assert tulip.sent == 7 and tulip.received >= 7 and tulip.judged == tulip.received
+    # virtio_net's frames never reached e1000: six sent, three times each
+    assert (e1000.status, e1000.received, e1000.lost, e1000.sent) == ('FAIL', 0, 6, 6)
+    assert e1000.resent == 12
+    assert counts['hme'].lost == 0 and counts['hme'].status == 'PASS'
+
+
+def test_the_table_is_in_report_md(parser: ModuleType) -> None:
+    md = report.markdown(results(parser))
+    assert '### Frames per NIC' in md
+    assert '| sparc64 | e1000 | FAIL | 6 | 0 | 0 | 0 | 0 | 6 | 12 | - |' in md
