@@ -26,6 +26,7 @@ from types import ModuleType
 from typing import Callable, Dict, List, Optional, Tuple
 
 from .arches import Arch
+from .boot import boot
 from .cache import Cache, Lock
 from .console import RESULT as RESULT_LINE, PANIC as PANIC_LINE, TIMESTAMP
 from .fmt import seconds as fmt_seconds
@@ -124,8 +125,7 @@ def kunit_args(arch: Arch, s: RunSettings, build_dir: Path, kmemleak: bool = Fal
     """Arguments every kunit.py subcommand gets, so config and build agree."""
     args = [f'--build_dir={build_dir}']
     args += [f'--kunitconfig={k}' for k in s.kunitconfigs]
-    cfg = arch.qemu_config_path(kmemleak)
-    args.append(f'--qemu_config={cfg}' if cfg else f'--arch={arch.kunit_arch}')
+    args.append(boot(arch, s.tree, kmemleak).kunit_arg)
     if arch.cross_compile:
         args.append(f'--cross_compile={arch.cross_compile}')
     args += [f'--make_options={o}' for o in make_options(arch)]
@@ -203,7 +203,8 @@ def config_stamp(arch: Arch, s: RunSettings, cmds: List[List[str]]) -> str:
     the kunit.py command lines (kconfig_add, make options), the compiler."""
     gcc = subprocess.run([f'{arch.cross_compile}gcc', '--version'], capture_output=True,
                          text=True, check=False).stdout.split('\n', 1)[0]
-    files = [*s.kunitconfigs, *filter(None, [arch.qemu_config_path(), arch.qemu_config_path(True)])]
+    files = [*s.kunitconfigs,
+             *filter(None, [boot(arch, s.tree).config_file, arch.qemu_config_path(True)])]
     if s.kmemleak:
         files += [KMEMLEAK_INIT, BUSYBOX]
     inputs = {'gcc': gcc, 'cmds': cmds, 'files': {str(f): _digest(f) for f in files}}
@@ -221,7 +222,8 @@ def kunit_make(arch: Arch, s: RunSettings, build_dir: Path) -> List[str]:
     """The make `kunit.py build` runs (kunit_kernel.py), for the one image QEMU
     boots: `all compile_commands.json` builds every boot wrapper of the arch
     (ppc32 links and gzips four zImages nobody boots) and an editor index."""
-    cmd = ['make', arch.image, f'ARCH={arch.kunit_arch}', f'O={build_dir}', f'--jobs={s.jobs}',
+    cmd = ['make', boot(arch, s.tree, s.kmemleak).image, f'ARCH={arch.kunit_arch}',
+           f'O={build_dir}', f'--jobs={s.jobs}',
            *make_options(arch)]
     if arch.cross_compile:
         cmd.append(f'CROSS_COMPILE={arch.cross_compile}')

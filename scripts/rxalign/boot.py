@@ -1,0 +1,56 @@
+"""Which QEMU config boots an arch: the tree's own kunit.py config, or ours.
+
+A newer kunit.py carries configs for arches ours were written for (7.3 has
+mips, powerpc32, sparc64, ...): where the tree has one, the tree's is used,
+so a run tests what the tree's maintainers boot; ours only where the tree
+has none, or where Debian 12's QEMU cannot boot the tree's (the arch's
+`own_config` says why).  The image QEMU boots is the config's kernel_path,
+so the make target follows the config.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+from typing import Optional
+
+from .arches import Arch
+
+TREE_CONFIGS = 'tools/testing/kunit/qemu_configs'
+# make targets that produce the file a kernel_path names, by its basename
+_IMAGES = ('vmlinux', 'vmlinuz', 'zImage', 'Image', 'image', 'bzImage')
+
+
+@dataclasses.dataclass(frozen=True)
+class Boot:
+    kunit_arg: str              # --arch=NAME (the tree's config) or --qemu_config=PATH (ours)
+    image: str                  # the make target of what QEMU boots
+    source: str                 # for logs and reports: 'tree' or 'ours'
+    config_file: Optional[Path]  # the file that decides, for the build stamp
+
+
+def tree_config(tree: Path, name: str) -> Optional[Path]:
+    path = tree / TREE_CONFIGS / f'{name}.py'
+    return path if path.is_file() else None
+
+
+def image_of(config: Path) -> str:
+    """The make target of a config's kernel_path ('all' when it names none we know)."""
+    m = re.search(r"kernel_path\s*=\s*'([^']+)'", config.read_text())
+    name = Path(m.group(1)).name if m else ''
+    return name if name in _IMAGES else 'all'
+
+
+def boot(arch: Arch, tree: Path, kmemleak: bool = False) -> Boot:
+    """How @arch boots from @tree: see the module comment."""
+    ours = arch.qemu_config_path(kmemleak)
+    if ours is None:
+        return Boot(f'--arch={arch.kunit_arch}', arch.image, 'tree',
+                    tree_config(tree, arch.kunit_arch))
+    theirs = tree_config(tree, arch.name)
+    if kmemleak or arch.own_config or theirs is None:
+        return Boot(f'--qemu_config={ours}', arch.image, 'ours', ours)
+    return Boot(f'--arch={arch.name}', image_of(theirs), 'tree', theirs)
+
+
