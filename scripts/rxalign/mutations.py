@@ -111,6 +111,11 @@ MUTATIONS: Tuple[Mutation, ...] = (
     Mutation('8139cp-hardcoded-2', 'x86_64', 'a real driver: a DMA buffer padded with a literal 2',
              (('net_rx_align_drivers.rx_driver_frames_case.8139cp', 'IP header'),),
              profile='drivers'),
+    Mutation('tulip-copybreak-1518', 'sparc64',
+             f'a real driver where loads trap: tulip\'s tagged 1518-byte frame '
+             f'({NEWEST.name} without our fix)',
+             (('net_rx_align_drivers.rx_driver_frames_case.tulip', 'traps on misaligned loads'),),
+             profile='drivers', kernel=NEWEST.name),
     # the drivers suite's own holes: a test mutation, not a kernel one
     Mutation('drivers-row-missing', 'x86_64', 'a NIC whose driver has no row is no pass',
              (('net_rx_align_drivers.rx_driver_frames_case.e1000', 'has no row in rx_drivers[]'),),

@@ -59,6 +59,8 @@ SERIES: Tuple[Series, ...] = (
            'on some arches (parisc: linux-parisc)',
            debian_only=True),
     Series('net', 'net: the bugs the suite found, with Fixes: tags'),
+    # a driver bug, on its own: tulip is orphaned, its lists are netdev and linux-parisc
+    Series('net-tulip', 'net: the tulip bug the driver suite found (one patch, no cover letter)'),
     Series('net-next', 'net-next: the KUnit suites', tests_dir=TESTS_DIR),
     # what the tests need of an older kernel's API: for-<kernel>/ only
     Series('tests-compat', 'nobody: the KUnit tests adapted to an older kernel\'s API, to run '
