@@ -25,7 +25,7 @@ from .cache import Cache, Lock, default_root
 from .cli import run_main
 from .exitcodes import Exit, HarnessError
 from .fmt import seconds as fmt_seconds
-from .kunit_driver import build_env
+from .toolchain import build_env
 
 def touched_c_files(patches: List[Path]) -> List[str]:
     files: List[str] = []

@@ -31,26 +31,12 @@ from .console import RESULT as RESULT_LINE, PANIC as PANIC_LINE, TIMESTAMP
 from .fmt import seconds as fmt_seconds
 from .paths import KMEMLEAK_INIT
 from .procs import group_members
+from .results import ArchRun
+from .toolchain import build_env
 
 Progress = Callable[[str], None]
 
-CCACHE_SIZE = '5G'
 BUSYBOX = Path('/bin/busybox')      # Debian's busybox-static: no libc in the guest
-
-
-@dataclasses.dataclass
-class ArchRun:
-    """What happened when we drove kunit.py for one arch (before judging KTAP)."""
-    arch: str
-    phase_failed: Optional[str] = None   # 'config', 'build' or None
-    timed_out: bool = False
-    hung: int = 0                        # stopped after this many silent seconds
-    seconds: Dict[str, float] = dataclasses.field(default_factory=dict)  # phase -> s
-    ktap_log: Optional[Path] = None
-    build_log: Optional[Path] = None
-    kmemleak: bool = False               # /init scans for leaks after the suites
-    config: Optional[Path] = None        # the .config the kernel was built with
-    reused: bool = False                 # the build stamp matched: neither configured nor built
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,21 +56,6 @@ class RunSettings:
     # the cache lock: every child inherits its fd, so the lock stays held while
     # any of them lives (a run-kunit killed by SIGKILL leaves them running)
     lock: Optional[Lock] = None
-
-
-def build_env(cache: Cache) -> Dict[str, str]:
-    env = dict(os.environ)
-    # Not depend mode (CCACHE_DEPEND), although it made cold misses cheaper
-    # (a full x86_64 build: 297 s in the default mode, 209 s without ccache):
-    # under it, a mutation-test run once booted the skbuff.o of an earlier
-    # mutation of the same file.
-    env.update(CCACHE_DIR=str(cache.ccache), CCACHE_BASEDIR=str(cache.root),
-               CCACHE_NOHASHDIR='1', CCACHE_MAXSIZE=CCACHE_SIZE,
-               KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2000',
-               KBUILD_BUILD_USER='rx-align', KBUILD_BUILD_HOST='qemu')
-    env.pop('ARCH', None)
-    env.pop('CROSS_COMPILE', None)
-    return env
 
 
 TCG_ONLY = """#!{python}

@@ -256,6 +256,21 @@ def parse_frame(case: str, text: str) -> Union[Frame, MalformedFrame]:
         return MalformedFrame(case=case, line=(FRAME_PREFIX + text).strip(), why=str(e))
 
 
+@dataclasses.dataclass
+class ArchRun:
+    """What happened when we drove kunit.py for one arch (before judging KTAP)."""
+    arch: str
+    phase_failed: Optional[str] = None   # 'config', 'build' or None
+    timed_out: bool = False
+    hung: int = 0                        # stopped after this many silent seconds
+    seconds: Dict[str, float] = dataclasses.field(default_factory=dict)  # phase -> s
+    ktap_log: Optional[Path] = None
+    build_log: Optional[Path] = None
+    kmemleak: bool = False               # /init scans for leaks after the suites
+    config: Optional[Path] = None        # the .config the kernel was built with
+    reused: bool = False                 # the build stamp matched: neither configured nor built
+
+
 @dataclasses.dataclass(frozen=True)
 class Problem:
     """Why an arch has no complete results: the run failed before the cases could."""

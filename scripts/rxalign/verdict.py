@@ -15,8 +15,7 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Tuple
 
 from . import console
 from .declared import absent
-from .kunit_driver import ArchRun
-from .results import ArchStatus, Case, CaseStatus, Problem, Verdict
+from .results import ArchRun, ArchStatus, Case, CaseStatus, Problem, Verdict
 
 # A backtrace frame: `[<addr>] sym+0x1/0x2` (older kernels) or `sym+0x1/0x2` (6.12).
 FRAME = re.compile(r'^\s+(?:\[<[0-9a-f]+>\]\s*)?([\w.]+)\+0x[0-9a-f]+/0x[0-9a-f]+', re.M)

@@ -11,7 +11,7 @@ import pytest
 from rxalign import paths
 from rxalign.exitcodes import Exit
 from rxalign.declared import expected_suites, module_functions
-from rxalign.kunit_driver import ArchRun
+from rxalign.results import ArchRun
 from rxalign.verdict import judge
 
 import faults
