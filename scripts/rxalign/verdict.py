@@ -10,6 +10,7 @@ for the rules).
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from types import ModuleType
 from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Tuple
 
@@ -117,8 +118,13 @@ def _kmemleak(scan: console.KmemleakScan, ours: FrozenSet[str]) -> Tuple[Optiona
 
 
 def judge(run: ArchRun, expected: Dict[str, List[str]], parser: ModuleType,
-          timeout: int, ours: FrozenSet[str] = frozenset()) -> Verdict:
+          timeout: int, ours: FrozenSet[str] = frozenset(),
+          logs_in: Optional[Path] = None) -> Verdict:
     """One arch's run -> its verdict: the cases, and what kept them from being complete.
+
+    The logs are read where the run wrote them, and named in the verdict as
+    files of `logs_in` when given: the directory they will be in when
+    anyone reads it (run-kunit writes beside --out, then renames).
 
     The rules, in order; the first that matches is the problem:
       config or build failed                   -> infra  (exit 3)
@@ -132,21 +138,24 @@ def judge(run: ArchRun, expected: Dict[str, List[str]], parser: ModuleType,
     crashed -> infra; a case failed (a kernel splat in its window fails it),
     or skipped without a reason -> failed (exit 1); else passed (exit 0).
     """
+    def named(path: Path) -> str:
+        return str(logs_in / path.name if logs_in else path)
+
     v = Verdict(arch=run.arch, seconds=dict(run.seconds), declared=dict(expected),
                 reused=run.reused)
     for key, path in (('build', run.build_log), ('ktap', run.ktap_log)):
         if path:
-            v.logs[key] = str(path)
+            v.logs[key] = named(path)
     if run.phase_failed:
         text = run.build_log.read_text(errors='replace').splitlines() if run.build_log else []
         first = _first(BUILD_ERROR, text) or (text[-1] if text else 'no output')
         what = {'config': 'kunit.py config', 'build': 'build'}.get(run.phase_failed,
                                                                    run.phase_failed)
         v.problem = Problem(ArchStatus.INFRA, f'{run.arch}: {what} failed: {first} '
-                            f'(see {run.build_log})')
+                            f'(see {v.logs.get("build", "no build log")})')
         return v
     raw = run.ktap_log.read_text(errors='replace').splitlines() if run.ktap_log else []
-    ktap_file = str(run.ktap_log or f'the {run.arch} results directory')
+    ktap_file = v.logs.get('ktap', f'the {run.arch} results directory')
     con = console.read(raw)
     v.facts = con.facts
     v.frames, v.malformed_frames = con.frames, con.malformed_frames

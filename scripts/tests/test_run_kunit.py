@@ -227,6 +227,26 @@ def test_a_second_run_on_the_same_cache_is_refused(
     assert 'RXALIGN_CACHE' in capsys.readouterr().err
 
 
+@pytest.mark.parametrize('bad', [
+    ('--tree', '{tmp}/nonexistent', 'is not a kernel tree'),
+    ('--expected', '{tmp}/nonexistent', '--expected'),
+    ('--patches', '{tmp}/nonexistent.patch', '--patches'),
+    ('--arch', 'vax', "unknown arch 'vax'"),
+    ('--timeout', '0', '--timeout'),
+])
+def test_bad_arguments_are_said_before_the_cache_lock(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path, bad: Tuple[str, str, str]) -> None:
+    """A typo is exit 2 whether or not another run holds the cache, not exit 6."""
+    option, value, said = bad[0], bad[1].format(tmp=tmp_path), bad[2]
+    args = ['--tree', str(fake_tree), '--arch', 'x86_64', '--timeout', '1', option, value]
+    with Lock(Cache(cache_root)):
+        assert run_kunit.main([*args, '--out', str(tmp_path / 'out')]) == Exit.USAGE
+    err = capsys.readouterr().err
+    assert said in err and 'in use by' not in err, err
+    assert not (tmp_path / 'out').exists() and not leftovers(tmp_path / 'out')
+
+
 def test_ctrl_c_leaves_nothing_half_written(monkeypatch: pytest.MonkeyPatch, fake_tree: Path,
                                             cache_root: Path, tmp_path: Path) -> None:
     def interrupted(*args: object, **kw: object) -> None:
