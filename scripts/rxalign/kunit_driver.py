@@ -29,6 +29,7 @@ from .arches import Arch
 from .cache import Cache, Lock
 from .console import RESULT as RESULT_LINE, PANIC as PANIC_LINE, TIMESTAMP
 from .fmt import seconds as fmt_seconds
+from .live import SuiteProgress
 from .paths import KMEMLEAK_INIT
 from .procs import group_members
 from .results import ArchRun
@@ -281,16 +282,19 @@ class ConsoleWatch:
     PANIC_GRACE seconds (a kernel that ignores panic=-1 spins forever), or no
     new output for `idle` seconds (a hung guest)."""
 
-    def __init__(self, log: Path, idle: float) -> None:
+    def __init__(self, log: Path, idle: float,
+                 on_line: Optional[Callable[[str], None]] = None) -> None:
         self.log = log
         self.idle = idle
+        self.on_line = on_line               # each console line, as it comes
         self.offset = 0
         self.last_output = time.monotonic()
         self.panic_at: Optional[float] = None
         self.stopped = ''                    # 'panic' or 'idle', once poll() said stop
         self._partial = ''
 
-    def poll(self) -> bool:
+    def read(self) -> None:
+        """The lines the console printed since the last look."""
         now = time.monotonic()
         with open(self.log, 'rb') as f:
             f.seek(self.offset)
@@ -302,10 +306,16 @@ class ConsoleWatch:
             self._partial = lines.pop()
             for raw in lines:
                 line = TIMESTAMP.sub('', raw)
+                if self.on_line:
+                    self.on_line(line)
                 if PANIC_LINE.match(line) and self.panic_at is None:
                     self.panic_at = now
                 elif RESULT_LINE.match(line):
                     self.panic_at = None     # the run went on: words of a test, not a panic
+
+    def poll(self) -> bool:
+        self.read()
+        now = time.monotonic()
         if self.panic_at is not None and now - self.panic_at > PANIC_GRACE:
             self.stopped = 'panic'
         elif now - self.last_output > self.idle:
@@ -393,9 +403,12 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
             log.write_text('')
             (build_dir / 'test.log').unlink(missing_ok=True)
         start = time.monotonic()
-        watch = ConsoleWatch(log, s.idle_timeout) if name == 'run' else None
+        watch = (ConsoleWatch(log, s.idle_timeout, SuiteProgress(progress).feed)
+                 if name == 'run' else None)
         rc, killed = _run(cmd, log, dict(env, PYTHONUNBUFFERED='1') if watch else env,
                           s.tree, limit, watch, s.lock)
+        if watch:
+            watch.read()                     # what came after the last look: the last suites
         result.seconds[name] = round(time.monotonic() - start, 1)
         progress(f'{verb} done in {fmt_seconds(result.seconds[name])}'
                  + ('' if rc == 0 or name == 'run' else f' (failed, see {log})'))

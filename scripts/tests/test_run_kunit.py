@@ -43,10 +43,18 @@ def leftovers(out: Path) -> List[str]:
     return [p.name for p in out.parent.iterdir() if p.name.endswith('.partial')]
 
 
-def test_pass_writes_results(monkeypatch: pytest.MonkeyPatch, fake_tree: Path,
-                             cache_root: Path, tmp_path: Path) -> None:
+def test_pass_writes_results(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                             fake_tree: Path, cache_root: Path, tmp_path: Path) -> None:
     out = tmp_path / 'out'
     assert run(monkeypatch, fake_tree, out, 'pass') == Exit.OK
+    # a line per suite while the guest runs, between the phase lines
+    said = [line.split('] ', 1)[-1].rsplit(' (', 1)[0]
+            for line in capsys.readouterr().out.splitlines() if line.startswith('[1/1 x86_64]')]
+    run_phase = said[said.index('booting and running...'):]
+    assert run_phase[1:4] == ['suite net_rx_align_policy: ok, 3 passed',
+                              'suite net_rx_align_alloc: ok, 291 passed',
+                              'suite net_rx_align_iphdr: ok, 42 passed'], said
+    assert run_phase[4].startswith('booting and running done in'), said
     for f in ('report.md', 'report.html', 'junit.xml', 'kcidb.json', 'results.json',
               'x86_64/ktap.log', 'x86_64/build.log',
               'x86_64/verdict.json'):
