@@ -1,10 +1,10 @@
-"""Judge one arch: kunit.py's phases and the console log -> one Verdict.
+"""Read one arch's run: kunit.py's phases and the console log -> one Verdict.
 
 kunit_parser gives the cases; console.read() gives, in one walk over the
 same lines, what the parser drops (skip reasons, facts, measured frames,
-splats, crashes, the kmemleak scan); judge() says what kept the results
-from being complete, and results.decide() judges the cases (see judge()
-for the rules).
+splats, crashes, the kmemleak scan); judge() puts them together and finds
+what kept the results from being complete (the run's Problem).
+results.decide() is the one place that turns a Verdict into a status.
 """
 
 from __future__ import annotations
@@ -126,17 +126,16 @@ def judge(run: ArchRun, expected: Dict[str, List[str]], parser: ModuleType,
     files of `logs_in` when given: the directory they will be in when
     anyone reads it (run-kunit writes beside --out, then renames).
 
-    The rules, in order; the first that matches is the problem:
-      config or build failed                   -> infra  (exit 3)
-      the kernel crashed (panic, oops, BUG)    -> infra, the crash and the case it hit
-      a second KTAP stream after the first     -> infra  (a reboot, a second run)
-      the console went silent (--idle-timeout) -> infra, hung in the case that ran
-      QEMU did not finish within --timeout     -> infra
-      no KTAP at all                           -> infra  (no boot, wrong console)
-      --debug: no kmemleak scan report         -> infra
-    and then results.decide() judges the cases: a declared case absent or
-    crashed -> infra; a case failed (a kernel splat in its window fails it),
-    or skipped without a reason -> failed (exit 1); else passed (exit 0).
+    The run's problem, the first of these that holds (results.decide() then
+    ranks it first of its rules):
+      config or build failed                   (its first error line)
+      the kernel crashed (panic, oops, BUG)    (the crash and the case it hit)
+      a second KTAP stream after the first     (a reboot, a second run)
+      the console went silent (--idle-timeout) (hung in the case that ran)
+      QEMU did not finish within --timeout
+      no KTAP at all                           (no boot, wrong console)
+      KTAP errors that no absent or crashed case explains
+      --debug: no kmemleak scan report
     """
     def named(path: Path) -> str:
         return str(logs_in / path.name if logs_in else path)
@@ -167,8 +166,7 @@ def judge(run: ArchRun, expected: Dict[str, List[str]], parser: ModuleType,
         _pin_splats(v, con)
         v.missing = absent(expected, [c.name for c in v.cases] + [s.name for s in root.subtests])
     cause = _problem(run, con, timeout, ktap_file, parsed, v)
-    if not cause and parsed and root.counts.errors and not v.missing and \
-            not any(c.status == CaseStatus.CRASH for c in v.cases):
+    if not cause and parsed and root.counts.errors and not v.incomplete():
         cause = (f'{run.arch}: incomplete KTAP: {root.counts.errors} KTAP error(s), truncated '
                  f'output (see {ktap_file})')
     if not cause and run.kmemleak:
