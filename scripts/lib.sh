@@ -14,7 +14,7 @@ die_env() {
 # logic is rxalign/deps.py's, the one run-kunit uses.
 apt_ensure() {
 	ensure_python
-	PYTHONPATH="$LIB_DIR${PYTHONPATH:+:$PYTHONPATH}" "$PYTHON" -m rxalign.deps "$@"
+	PYTHONPATH="$LIB_DIR${PYTHONPATH:+:$PYTHONPATH}" "$PYTHON" -m rxalign.deps_main "$@"
 }
 
 # Debian's interpreter, not whatever python3 comes first on PATH: the

@@ -29,9 +29,8 @@ from .cache import Cache, default_root
 from .cli import run_main
 from .kernels import DEFAULT
 from .exitcodes import Exit
-from .paths import REPO
+from .paths import COCCI, REPO
 
-COCCI = 'scripts/coccinelle/api/net_ip_align.cocci'
 GREP = re.compile(r'skb_reserve\(\s*[^,;]+,\s*(?:2|2\s*\+\s*[^);]+|[^);]+\+\s*2)\s*\)\s*;')
 REPORT = re.compile(r'^(?P<file>[^:]+):(?P<line>\d+):\d+-\d+: (?P<cls>\w+): (?P<why>.*)$')
 CLASSES = ('dma', 'hw', 'copy', 'tx', 'other')

@@ -32,9 +32,9 @@ from .cache import Cache
 from .cli import run_main
 from .declared import expected_suites
 from .exitcodes import Exit, HarnessError
-from .kunit_driver import ArchRun, RunSettings, load_kunit_parser, run_arch
+from .kunit_driver import RunSettings, load_kunit_parser, run_arch
 from .paths import KUNITCONFIG, SLIM, TESTS_DIR
-from .results import Verdict
+from .results import ArchRun, Verdict
 from .verdict import judge
 
 SCENARIOS = ('cold', 'warm', 'incremental', 'no-op')

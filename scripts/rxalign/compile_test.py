@@ -25,16 +25,7 @@ from .cache import Cache, Lock, default_root
 from .cli import run_main
 from .exitcodes import Exit, HarnessError
 from .fmt import seconds as fmt_seconds
-from .kunit_driver import build_env
-
-def touched_c_files(patches: List[Path]) -> List[str]:
-    files: List[str] = []
-    for p in patches:
-        for m in re.finditer(r'^\+\+\+ b/((?:drivers|net)/\S+\.c)$', p.read_text(), re.M):
-            if m.group(1) not in files:
-                files.append(m.group(1))
-    return files
-
+from .toolchain import build_env
 
 # kconfig_symbol()'s answer for an obj-y object: built whenever its directory is.
 BUILTIN = 'y'
@@ -110,7 +101,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
               f'{", ".join(a.name for a in arches.ARCHES if a.defconfig)}', file=sys.stderr)
         return int(Exit.USAGE)
     patches = series.mailed_patches()
-    files = touched_c_files(patches)
+    files = series.touched_c_files(patches)
     if not files:
         print('compile-test: the series touches no C file under drivers/ or net/')
         return 0

@@ -67,18 +67,32 @@ class KmemleakScan:
 
 @dataclasses.dataclass
 class Console:
-    lines: List[str]                                            # timestamps stripped
+    """What kunit_parser.parse_run_tests() does not give, field by field (its
+    Test keeps a name, a status, counts, subtests and raw log lines)."""
+    # the `rx_align_facts:` line's key=value pairs: the parser keeps the raw line only
     facts: Dict[str, str] = dataclasses.field(default_factory=dict)
+    # `rx_align_frame:` lines, parsed and filed under suite.case[.param], the case
+    # a crash cut short included: the parser keeps them as raw log lines only
     frames: List[Frame] = dataclasses.field(default_factory=list)
     malformed_frames: List[MalformedFrame] = dataclasses.field(default_factory=list)
-    skips: Dict[str, str] = dataclasses.field(default_factory=dict)    # case -> reason
-    splats: Dict[str, str] = dataclasses.field(default_factory=dict)   # case -> first line
-    stray: Dict[str, str] = dataclasses.field(default_factory=dict)    # window -> first line
+    # case -> the reason after `# SKIP`: the parser reads the directive for the
+    # status and drops the reason
+    skips: Dict[str, str] = dataclasses.field(default_factory=dict)
+    # case -> the first kernel warning while it ran: the parser does not know a
+    # splat from any other log line
+    splats: Dict[str, str] = dataclasses.field(default_factory=dict)
+    # window -> the first warning outside every case (between suites, after a
+    # suite's last case): lines the parser files under no case
+    stray: Dict[str, str] = dataclasses.field(default_factory=dict)
+    # the crash and the case it hit: the parser sees only a stream that stops
     crash: Optional[Crash] = None
-    where: str = ''                                             # when output stopped
+    # the case running when output stopped: the parser gives nameless
+    # stand-ins for the tests that never came
+    where: str = ''
     # the line (1-based) where a second top-level KTAP stream began: the
-    # kernel rebooted, or ran the suites again; kunit_parser reads the first only
+    # kernel rebooted, or ran the suites again; the parser reads the first only
     second_stream: int = 0
+    # the scan /init prints after the KTAP stream ended: lines the parser never reads
     kmemleak: KmemleakScan = dataclasses.field(default_factory=KmemleakScan)
 
 
@@ -88,7 +102,7 @@ def _where(path: List[str], last: str) -> str:
 
 
 def read(raw: Iterable[str]) -> Console:
-    con = Console(lines=strip_timestamps(raw))
+    con = Console()
     path: List[str] = []        # the suite and parameterised case now open
     last = ''                   # the last case that finished
     started = False             # KTAP began: before it, a splat is boot's, no case's
@@ -110,7 +124,7 @@ def read(raw: Iterable[str]) -> Console:
                 con.malformed_frames.append(f)
         frames.clear()
 
-    for number, line in enumerate(con.lines, 1):
+    for number, line in enumerate(strip_timestamps(raw), 1):
         m = FACTS.search(line)
         if m and not in_message:
             con.facts = dict(kv.split('=', 1) for kv in m.group(1).split() if '=' in kv)

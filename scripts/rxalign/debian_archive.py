@@ -17,14 +17,12 @@ import hashlib
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 from typing import Callable, Dict, Optional, Sequence
 
-from .cache import Cache, default_root
-from .cli import run_main
+from .cache import Cache
 from .exitcodes import Exit, HarnessError
-from .kernels import BY_NAME, NEWEST, Kernel
+from .kernels import Kernel
 
 KEYRING = Path('/usr/share/keyrings/debian-archive-keyring.gpg')
 HOST_SRC = Path('/usr/src')
@@ -224,16 +222,3 @@ def _unpack_tarball(deb: Path, kernel: Kernel, dest: Path) -> None:
 
 def tarball(kernel: Kernel, cache: Cache, log: Log) -> Tarball:
     return fetched_tarball(kernel, cache, log) if kernel.suites else host_tarball(kernel)
-
-
-def main(argv: Sequence[str]) -> int:
-    """`python3 -m rxalign.debian_archive VERSION`: the path of that kernel's tarball."""
-    name = argv[0] if argv else NEWEST.name
-    if name not in BY_NAME or len(argv) > 1:
-        raise HarnessError(Exit.USAGE, f'usage: debian_archive [{"|".join(BY_NAME)}]')
-    print(tarball(BY_NAME[name], Cache(default_root()), lambda m: print(m, file=sys.stderr)).path)
-    return 0
-
-
-if __name__ == '__main__':
-    sys.exit(run_main('debian_archive', lambda: main(sys.argv[1:])))

@@ -5,11 +5,9 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from typing import Callable, Iterable, List, Optional, Sequence, Tuple
 
 from .arches import Arch
-from .cli import run_main
 from .exitcodes import Exit, HarnessError
 from .kernels import Kernel
 from .toolchain import check as check_probe
@@ -99,17 +97,3 @@ def arch_problem(arch: Arch, log: Callable[[str], None]) -> Optional[HarnessErro
             raise
         return e
     return None
-
-
-def main(argv: Sequence[str]) -> int:
-    """`python3 -m rxalign.deps PKG...`: what the shell entry points call."""
-    try:
-        ensure_packages(argv, print)
-    except HarnessError as e:
-        print(f'error: {e.message}', file=sys.stderr)
-        return int(e.status)
-    return 0
-
-
-if __name__ == '__main__':
-    sys.exit(run_main('deps', lambda: main(sys.argv[1:])))

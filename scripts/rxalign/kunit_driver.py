@@ -30,28 +30,15 @@ from .boot import boot
 from .cache import Cache, Lock
 from .console import RESULT as RESULT_LINE, PANIC as PANIC_LINE, TIMESTAMP
 from .fmt import seconds as fmt_seconds
+from .live import SuiteProgress
 from .paths import KMEMLEAK_INIT
 from .procs import group_members
+from .results import ArchRun
+from .toolchain import build_env
 
 Progress = Callable[[str], None]
 
-CCACHE_SIZE = '5G'
 BUSYBOX = Path('/bin/busybox')      # Debian's busybox-static: no libc in the guest
-
-
-@dataclasses.dataclass
-class ArchRun:
-    """What happened when we drove kunit.py for one arch (before judging KTAP)."""
-    arch: str
-    phase_failed: Optional[str] = None   # 'config', 'build' or None
-    timed_out: bool = False
-    hung: int = 0                        # stopped after this many silent seconds
-    seconds: Dict[str, float] = dataclasses.field(default_factory=dict)  # phase -> s
-    ktap_log: Optional[Path] = None
-    build_log: Optional[Path] = None
-    kmemleak: bool = False               # /init scans for leaks after the suites
-    config: Optional[Path] = None        # the .config the kernel was built with
-    reused: bool = False                 # the build stamp matched: neither configured nor built
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,21 +58,6 @@ class RunSettings:
     # the cache lock: every child inherits its fd, so the lock stays held while
     # any of them lives (a run-kunit killed by SIGKILL leaves them running)
     lock: Optional[Lock] = None
-
-
-def build_env(cache: Cache) -> Dict[str, str]:
-    env = dict(os.environ)
-    # Not depend mode (CCACHE_DEPEND), although it made cold misses cheaper
-    # (a full x86_64 build: 297 s in the default mode, 209 s without ccache):
-    # under it, a mutation-test run once booted the skbuff.o of an earlier
-    # mutation of the same file.
-    env.update(CCACHE_DIR=str(cache.ccache), CCACHE_BASEDIR=str(cache.root),
-               CCACHE_NOHASHDIR='1', CCACHE_MAXSIZE=CCACHE_SIZE,
-               KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2000',
-               KBUILD_BUILD_USER='rx-align', KBUILD_BUILD_HOST='qemu')
-    env.pop('ARCH', None)
-    env.pop('CROSS_COMPILE', None)
-    return env
 
 
 TCG_ONLY = """#!{python}
@@ -312,16 +284,19 @@ class ConsoleWatch:
     PANIC_GRACE seconds (a kernel that ignores panic=-1 spins forever), or no
     new output for `idle` seconds (a hung guest)."""
 
-    def __init__(self, log: Path, idle: float) -> None:
+    def __init__(self, log: Path, idle: float,
+                 on_line: Optional[Callable[[str], None]] = None) -> None:
         self.log = log
         self.idle = idle
+        self.on_line = on_line               # each console line, as it comes
         self.offset = 0
         self.last_output = time.monotonic()
         self.panic_at: Optional[float] = None
         self.stopped = ''                    # 'panic' or 'idle', once poll() said stop
         self._partial = ''
 
-    def poll(self) -> bool:
+    def read(self) -> None:
+        """The lines the console printed since the last look."""
         now = time.monotonic()
         with open(self.log, 'rb') as f:
             f.seek(self.offset)
@@ -333,10 +308,16 @@ class ConsoleWatch:
             self._partial = lines.pop()
             for raw in lines:
                 line = TIMESTAMP.sub('', raw)
+                if self.on_line:
+                    self.on_line(line)
                 if PANIC_LINE.match(line) and self.panic_at is None:
                     self.panic_at = now
                 elif RESULT_LINE.match(line):
                     self.panic_at = None     # the run went on: words of a test, not a panic
+
+    def poll(self) -> bool:
+        self.read()
+        now = time.monotonic()
         if self.panic_at is not None and now - self.panic_at > PANIC_GRACE:
             self.stopped = 'panic'
         elif now - self.last_output > self.idle:
@@ -424,9 +405,12 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
             log.write_text('')
             (build_dir / 'test.log').unlink(missing_ok=True)
         start = time.monotonic()
-        watch = ConsoleWatch(log, s.idle_timeout) if name == 'run' else None
+        watch = (ConsoleWatch(log, s.idle_timeout, SuiteProgress(progress).feed)
+                 if name == 'run' else None)
         rc, killed = _run(cmd, log, dict(env, PYTHONUNBUFFERED='1') if watch else env,
                           s.tree, limit, watch, s.lock)
+        if watch:
+            watch.read()                     # what came after the last look: the last suites
         result.seconds[name] = round(time.monotonic() - start, 1)
         progress(f'{verb} done in {fmt_seconds(result.seconds[name])}'
                  + ('' if rc == 0 or name == 'run' else f' (failed, see {log})'))

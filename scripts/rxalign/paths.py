@@ -18,4 +18,5 @@ DRIVERS = REPO / 'scripts/kconfig/drivers.config'
 QEMU_CONFIGS = REPO / 'scripts/qemu_configs'
 KMEMLEAK_INIT = REPO / 'scripts/initramfs/kmemleak-init'
 MUTATION_PATCHES = REPO / 'scripts/mutations'
-
+# In a kernel tree our series prepared: the semantic patch of the NET_IP_ALIGN audit.
+COCCI = 'scripts/coccinelle/api/net_ip_align.cocci'

@@ -256,6 +256,21 @@ def parse_frame(case: str, text: str) -> Union[Frame, MalformedFrame]:
         return MalformedFrame(case=case, line=(FRAME_PREFIX + text).strip(), why=str(e))
 
 
+@dataclasses.dataclass
+class ArchRun:
+    """What happened when we drove kunit.py for one arch (before judging KTAP)."""
+    arch: str
+    phase_failed: Optional[str] = None   # 'config', 'build' or None
+    timed_out: bool = False
+    hung: int = 0                        # stopped after this many silent seconds
+    seconds: Dict[str, float] = dataclasses.field(default_factory=dict)  # phase -> s
+    ktap_log: Optional[Path] = None
+    build_log: Optional[Path] = None
+    kmemleak: bool = False               # /init scans for leaks after the suites
+    config: Optional[Path] = None        # the .config the kernel was built with
+    reused: bool = False                 # the build stamp matched: neither configured nor built
+
+
 @dataclasses.dataclass(frozen=True)
 class Problem:
     """Why an arch has no complete results: the run failed before the cases could."""
@@ -293,6 +308,13 @@ class Verdict:
 
     def count(self, shown: str) -> int:
         return sum(1 for c in self.cases if c.shown == shown)
+
+    def incomplete(self) -> List[str]:
+        """What keeps the cases that ran from being the whole run: declared
+        cases absent, cases crashed (empty if none)."""
+        crashed = [c.name for c in self.cases if c.status == CaseStatus.CRASH]
+        return ([f'missing {_names(self.missing, 5)}'] if self.missing else []) + \
+            ([f'crashed {_names(crashed, 5)}'] if crashed else [])
 
     def frames_of(self, case: str) -> List[Frame]:
         """The frames one case printed."""
@@ -364,28 +386,30 @@ def _names(names: List[str], n: int = 3) -> str:
 
 
 def decide(v: Verdict) -> Tuple[ArchStatus, str]:
-    """An arch's status and one-line cause, from its cases: the one place that says.
+    """An arch's status and one-line cause: the one place that decides it.
 
-    In order, the first that holds decides: the run itself failed (build,
-    boot, crash, hang, timeout, no scan) -> its problem; no case ran, a
-    declared case is absent, or a case crashed -> infra; a case failed, or
-    skipped without a reason, and no rule expects it -> failed; else passed.
+    In order, the first that holds decides:
+      the run gave no complete results (v.problem, which verdict.judge() finds
+      in the run and its console: config or build failed, a kernel crash, a
+      second KTAP stream, a hang, the --timeout, no KTAP, KTAP errors, no
+      kmemleak report; or this machine cannot run the arch) -> its status
+      no case ran                                   -> infra  (exit 3)
+      a declared case absent, or a case crashed     -> infra
+      a case failed (a kernel splat in its window fails it), or skipped
+      without a reason, and no rule expects it      -> failed (exit 1)
+      else                                          -> passed (exit 0)
     An `ARCH: *` rule (v.known) makes a problem known only when no case ran
     at all: never a failure, crash, hang or missing case of an arch that
-    produced results.
+    produced results. It is asked every time (Verdict.status), never stored
+    and trusted, so results read back from JSON are judged by these rules.
     """
-    crashed = [c.name for c in v.cases if c.status == CaseStatus.CRASH]
     if v.problem:
         status, cause = v.problem.status, v.problem.cause
     elif not v.cases:
         status, cause = ArchStatus.INFRA, f'{v.arch}: no test case ran{_see(v)}'
-    elif v.missing or crashed:
-        what = []
-        if v.missing:
-            what.append('missing ' + _names(v.missing, 5))
-        if crashed:
-            what.append('crashed ' + _names(crashed, 5))
-        status, cause = ArchStatus.INFRA, f'{v.arch}: incomplete KTAP: {"; ".join(what)}{_see(v)}'
+    elif v.incomplete():
+        status, cause = (ArchStatus.INFRA,
+                         f'{v.arch}: incomplete KTAP: {"; ".join(v.incomplete())}{_see(v)}')
     else:
         failed = [c.name for c in v.cases if c.gating and c.status == CaseStatus.FAIL]
         silent = [c.name for c in v.cases if c.gating and c.status == CaseStatus.SKIP]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import hashlib
 import json
@@ -13,8 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from types import ModuleType
-from typing import Any, Dict, FrozenSet, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import (arches, baseline, deps, fmt, kernels, known_failures, outdir, report, series,
                tables, tree)
@@ -170,38 +170,26 @@ def select_kernel(name: str) -> kernels.Kernel:
                            'scripts/rxalign/kernels.py for another)') from None
 
 
-def _run_arches(selected: List[arches.Arch], problems: Dict[str, HarnessError],
-                settings: RunSettings, partial: Path, out: Path, parser: ModuleType,
-                built_tests: Path, ours: FrozenSet[str], known: List[known_failures.Rule],
-                timeout: int, verdicts: List[Verdict]) -> None:
-    """Build, boot and judge each arch in turn; each verdict joins `verdicts` when complete."""
-    for i, a in enumerate(selected, 1):
-        show = _progress(i, len(selected), a.name, time.monotonic())
-        if a.name in problems:
-            (partial / a.name).mkdir()
-            v = Verdict(arch=a.name, problem=Problem(ArchStatus.ENVIRONMENT,
-                                                     problems[a.name].message))
-        else:
-            result = run_arch(a, settings, partial / a.name, show)
-            config = (read_config(result.config)
-                      if result.config and result.config.is_file() else None)
-            v = judge(result, expected_suites(built_tests, config), parser, timeout,
-                      ours)
-        known_failures.apply(v, known)
-        # The results directory is renamed into place at the end: name
-        # the logs where they will be, not where they are being written.
-        if v.problem:
-            v.problem = Problem(v.problem.status,
-                                v.problem.cause.replace(str(partial), str(out)))
-        v.logs = {k: p.replace(str(partial), str(out)) for k, p in v.logs.items()}
-        show(f'{v.status.value}: {tables.why(v)}')
-        verdicts.append(v)
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """The command line, checked: all of it is said before the cache is locked."""
+    args: argparse.Namespace
+    kernel: kernels.Kernel
+    user_tree: Optional[Path]           # --tree, a kernel tree
+    arches: List[arches.Arch]
+    known: List[known_failures.Rule]
+    since: baseline.Option
+    out: Path
+    latest: Optional[Path]              # kunit-results/latest, without --out
+    run_id: str
 
 
-def run(args: argparse.Namespace) -> int:
+def check_args(args: argparse.Namespace) -> Plan:
+    """Every argument, before any work or lock: exit 2 (exit 4: a kernel we do not know)."""
     kernel = select_kernel(args.kernel or kernels.DEFAULT.name)
     if args.tree and args.kernel:
         raise HarnessError(Exit.USAGE, '--tree and --kernel name two trees: give one')
+    user_tree = tree.user_tree(args.tree) if args.tree else None
     selected = select_arches(args.arch)
     if args.drivers:
         selected = with_nics(selected, args.arch)
@@ -218,96 +206,149 @@ def run(args: argparse.Namespace) -> int:
     latest = None if args.out else out.parent / 'latest'
     if latest:
         outdir.check_latest(latest)
-    run_id = args.run_id or f'local-{stamp}-{secrets.token_hex(3)}'
+    return Plan(args=args, kernel=kernel, user_tree=user_tree, arches=selected, known=known,
+                since=since, out=out, latest=latest,
+                run_id=args.run_id or f'local-{stamp}-{secrets.token_hex(3)}')
 
-    deps.ensure_packages(deps.BASE_PACKAGES + deps.kernel_packages(None if args.tree else kernel)
-                         + (deps.DEBUG_PACKAGES if args.debug else ()), say)
-    problems = {a.name: p for a in selected if (p := deps.arch_problem(a, say))}
+
+def check_machine(plan: Plan) -> Dict[str, HarnessError]:
+    """Packages, and what each arch needs here: the arches that cannot run, and why.
+    Exit 4 if none can, unless the expected file says so of each."""
+    deps.ensure_packages(deps.BASE_PACKAGES
+                         + deps.kernel_packages(None if plan.user_tree else plan.kernel)
+                         + (deps.DEBUG_PACKAGES if plan.args.debug else ()), say)
+    problems = {a.name: p for a in plan.arches if (p := deps.arch_problem(a, say))}
     # Nothing to build: stop here, unless every arch is one the expected
     # file says cannot run (a fan-out job for it must pass, with a report).
-    unexpected = [p for name, p in problems.items() if not known_failures.whole_arch(known, name)]
-    if len(problems) == len(selected) and unexpected:
+    unexpected = [p for name, p in problems.items()
+                  if not known_failures.whole_arch(plan.known, name)]
+    if len(problems) == len(plan.arches) and unexpected:
         raise unexpected[0]
+    return problems
 
-    cache = Cache(default_root())
-    with Lock(cache) as lock, outdir.Staging(out) as staging:
-        partial = staging.path
-        mine = [cache.root, out, partial] + ([out.parent] if latest else [])
-        base = (tree.user_base(args.tree, mine) if args.tree
-                else tree.debian_base(kernel, cache, say))
-        layers = series.layers(kernel, TESTS_DIR, SERIES_DIR, debian=not args.tree)
-        if args.patches:
-            layers.append(tree.Layer('extra', patches=tuple(args.patches)))
-        # nothing hidden: the fixes Debian's tree took are named with the tree
-        fixes = [p.name for p in layers[0].patches]
-        label = base.label + ''.join(f' + tree fix {f.removesuffix(".patch")}' for f in fixes)
-        say(f'tree: {base.label} + ' + ' + '.join(
-                f'{layer.name} ({len(layer.patches) + bool(layer.tests_dir)})'
-                for layer in layers[:len(series.SERIES)])
-            + (f' + {len(args.patches)} extra patch(es)' if args.patches else ''))
-        prepared = tree.prepare(cache, base, layers, say)
-        say(f'tree ready: {prepared.path} at {prepared.head[:12]}'
-            + (' (unchanged)' if prepared.reused else ''))
 
-        # a --tree is taken to be current: slim, as the newest kernel
-        slim = not args.no_slim and (bool(args.tree) or kernel.slim)
-        settings = RunSettings(tree=prepared.path, cache=cache, base_id=base.base_id,
-                               kunitconfigs=[KUNITCONFIG] + ([SLIM] if slim else [])
-                               + ([DEBUG] if args.debug else []),
-                               # overrides, which kunit.py takes only as --kconfig_add
-                               kconfig_add=kconfig_lines(DRIVERS) if args.drivers else [],
-                               jobs=args.jobs, timeout=args.timeout,
-                               idle_timeout=args.idle_timeout,
-                               profile='-'.join(p for p, on in (('full', not slim),
-                                                                 ('debug', args.debug),
-                                                                 ('drivers', args.drivers))
-                                                if on),
-                               slim=slim, kmemleak=args.debug,
-                               drivers=args.drivers, lock=lock)
-        parser = load_kunit_parser(prepared.path / 'tools/testing/kunit')
-        # What the kernel under test was built from, even if kunit-tests/
-        # changes while the run goes on.
-        built_tests = prepared.path / tree.TESTS_DEST
-        ours = module_functions(built_tests)
-        verdicts: List[Verdict] = []
-        interrupted = ''
-        try:
-            _run_arches(selected, problems, settings, partial, out, parser, built_tests, ours,
-                        known, args.timeout, verdicts)
-        except KeyboardInterrupt:   # Ctrl-C, or SIGTERM (cli.run_main)
-            if not verdicts:
-                raise               # nothing complete: the partial directory goes
-            interrupted = (f'interrupted (SIGINT or SIGTERM) after {len(verdicts)} of '
-                           f'{len(selected)} arches')
-            done = {v.arch for v in verdicts}
-            verdicts += [Verdict(arch=a.name, problem=Problem(
-                ArchStatus.INFRA, f'{a.name}: {interrupted}: no complete results'))
-                for a in selected if a.name not in done]
+@dataclasses.dataclass(frozen=True)
+class ReadyTree:
+    """The tree the kernels are built from, and what it was made of."""
+    prepared: tree.PreparedTree
+    base: tree.Base
+    layers: List[tree.Layer]
+    label: str                          # the base, and the fixes Debian's tree took
 
-        meta = RunMeta(tree=label, head=prepared.head, base_commit=prepared.base_commit,
-                       tree_hash=_git_tree_hash(prepared.path),
-                       series=hashlib.sha256(''.join(layer.own_key() for layer in layers)
-                                             .encode()).hexdigest(),
-                       run_id=run_id, arches=tuple(a.name for a in selected),
-                       finished=datetime.datetime.now(datetime.timezone.utc)
-                       .isoformat(timespec='seconds'), interrupted=interrupted)
-        results = Results(runs=[meta], arches={v.arch: v for v in verdicts})
-        for v in verdicts:
-            (partial / v.arch).mkdir(exist_ok=True)
-            report.atomic_write(partial / v.arch / 'verdict.json',
-                                json.dumps(v.to_json(), indent=1) + '\n')
-        comparison = since.compare(results, RESULTS)
-        report.write_all(partial, results, comparison=comparison)
-        staging.commit()
-    if latest:
-        outdir.point_latest(latest, out)
+
+def prepare_tree(plan: Plan, cache: Cache, ours: List[Path]) -> ReadyTree:
+    """Base + our series + our tests + --patches, as git commits (exit 5: a patch
+    did not apply)."""
+    args = plan.args
+    base = (tree.user_base(plan.user_tree, ours) if plan.user_tree
+            else tree.debian_base(plan.kernel, cache, say))
+    layers = series.layers(plan.kernel, TESTS_DIR, SERIES_DIR, debian=not plan.user_tree)
+    if args.patches:
+        layers.append(tree.Layer('extra', patches=tuple(args.patches)))
+    # nothing hidden: the fixes Debian's tree took are named with the tree
+    fixes = [p.name for p in layers[0].patches]
+    label = base.label + ''.join(f' + tree fix {f.removesuffix(".patch")}' for f in fixes)
+    say(f'tree: {base.label} + ' + ' + '.join(
+            f'{layer.name} ({len(layer.patches) + bool(layer.tests_dir)})'
+            for layer in layers[:len(series.SERIES)])
+        + (f' + {len(args.patches)} extra patch(es)' if args.patches else ''))
+    prepared = tree.prepare(cache, base, layers, say)
+    say(f'tree ready: {prepared.path} at {prepared.head[:12]}'
+        + (' (unchanged)' if prepared.reused else ''))
+    return ReadyTree(prepared=prepared, base=base, layers=layers, label=label)
+
+
+def run_settings(plan: Plan, ready: ReadyTree, cache: Cache, lock: Lock) -> RunSettings:
+    """How kunit.py builds and boots every arch of this run."""
+    args = plan.args
+    # a --tree is taken to be current: slim, as the newest kernel
+    slim = not args.no_slim and (bool(plan.user_tree) or plan.kernel.slim)
+    return RunSettings(tree=ready.prepared.path, cache=cache, base_id=ready.base.base_id,
+                       kunitconfigs=[KUNITCONFIG] + ([SLIM] if slim else [])
+                       + ([DEBUG] if args.debug else []),
+                       # overrides, which kunit.py takes only as --kconfig_add
+                       kconfig_add=kconfig_lines(DRIVERS) if args.drivers else [],
+                       jobs=args.jobs, timeout=args.timeout, idle_timeout=args.idle_timeout,
+                       profile='-'.join(p for p, on in (('full', not slim),
+                                                         ('debug', args.debug),
+                                                         ('drivers', args.drivers)) if on),
+                       slim=slim, kmemleak=args.debug, drivers=args.drivers, lock=lock)
+
+
+def run_arches(plan: Plan, problems: Dict[str, HarnessError], settings: RunSettings,
+               partial: Path) -> Tuple[List[Verdict], str]:
+    """Build, boot and judge each arch in turn. On SIGINT or SIGTERM, the arches
+    that finished are kept and the rest marked infra, with why."""
+    parser = load_kunit_parser(settings.tree / 'tools/testing/kunit')
+    # What the kernel under test was built from, even if kunit-tests/
+    # changes while the run goes on.
+    built_tests = settings.tree / tree.TESTS_DEST
+    ours = module_functions(built_tests)
+    verdicts: List[Verdict] = []
+    try:
+        for i, a in enumerate(plan.arches, 1):
+            show = _progress(i, len(plan.arches), a.name, time.monotonic())
+            if a.name in problems:
+                (partial / a.name).mkdir()
+                v = Verdict(arch=a.name, problem=Problem(ArchStatus.ENVIRONMENT,
+                                                         problems[a.name].message))
+            else:
+                result = run_arch(a, settings, partial / a.name, show)
+                config = (read_config(result.config)
+                          if result.config and result.config.is_file() else None)
+                # the results directory is renamed into place at the end:
+                # the verdict names the logs where they will be
+                v = judge(result, expected_suites(built_tests, config), parser,
+                          settings.timeout, ours, logs_in=plan.out / a.name)
+            known_failures.apply(v, plan.known)
+            show(f'{v.status.value}: {tables.why(v)}')
+            verdicts.append(v)
+    except KeyboardInterrupt:   # Ctrl-C, or SIGTERM (cli.run_main)
+        if not verdicts:
+            raise               # nothing complete: the partial directory goes
+        interrupted = (f'interrupted (SIGINT or SIGTERM) after {len(verdicts)} of '
+                       f'{len(plan.arches)} arches')
+        done = {v.arch for v in verdicts}
+        return verdicts + [Verdict(arch=a.name, problem=Problem(
+            ArchStatus.INFRA, f'{a.name}: {interrupted}: no complete results'))
+            for a in plan.arches if a.name not in done], interrupted
+    return verdicts, ''
+
+
+def record(plan: Plan, ready: ReadyTree, verdicts: List[Verdict], interrupted: str) -> Results:
+    """The run's results: what was tested, and each arch's verdict."""
+    prepared = ready.prepared
+    meta = RunMeta(tree=ready.label, head=prepared.head, base_commit=prepared.base_commit,
+                   tree_hash=_git_tree_hash(prepared.path),
+                   series=hashlib.sha256(''.join(layer.own_key() for layer in ready.layers)
+                                         .encode()).hexdigest(),
+                   run_id=plan.run_id, arches=tuple(a.name for a in plan.arches),
+                   finished=datetime.datetime.now(datetime.timezone.utc)
+                   .isoformat(timespec='seconds'), interrupted=interrupted)
+    return Results(runs=[meta], arches={v.arch: v for v in verdicts})
+
+
+def write_results(partial: Path, results: Results,
+                  comparison: Optional[baseline.Comparison]) -> None:
+    """Each arch's verdict.json, then the reports of the whole run."""
+    for v in results.arches.values():
+        (partial / v.arch).mkdir(exist_ok=True)
+        report.atomic_write(partial / v.arch / 'verdict.json',
+                            json.dumps(v.to_json(), indent=1) + '\n')
+    report.write_all(partial, results, comparison=comparison)
+
+
+def finish(plan: Plan, results: Results, comparison: Optional[baseline.Comparison],
+           interrupted: str) -> int:
+    """The terminal table, where the results are, each arch's cause; the exit status."""
+    out = plan.out
     say('')
     say(report.terminal_table(results))
     say('')
     say(f'results: {out}/report.md (also report.html, junit.xml, results.json, kcidb.json)')
     if comparison:
         say(f'{comparison.summary()} ({comparison.where})')
-    for v in verdicts:
+    for v in results.arches.values():
         if v.status == ArchStatus.KNOWN:
             say(f'{PROG}: known, not gating: {v.cause}')
         elif v.status != ArchStatus.PASSED:
@@ -317,6 +358,27 @@ def run(args: argparse.Namespace) -> int:
               'marked partial')
         return int(Exit.INTERRUPTED)
     return int(results.gate())
+
+
+def run(args: argparse.Namespace) -> int:
+    """The stages in order: arguments (2), this machine (4), then under the
+    cache lock (6): the tree (5), each arch (3 and 1), results and reports
+    into a staging directory renamed onto --out (9); then what it all says."""
+    plan = check_args(args)
+    problems = check_machine(plan)
+    cache = Cache(default_root())
+    with Lock(cache) as lock, outdir.Staging(plan.out) as staging:
+        ours = [cache.root, plan.out, staging.path] + ([plan.out.parent] if plan.latest else [])
+        ready = prepare_tree(plan, cache, ours)
+        verdicts, interrupted = run_arches(plan, problems,
+                                           run_settings(plan, ready, cache, lock), staging.path)
+        results = record(plan, ready, verdicts, interrupted)
+        comparison = plan.since.compare(results, RESULTS)
+        write_results(staging.path, results, comparison)
+        staging.commit()
+    if plan.latest:
+        outdir.point_latest(plan.latest, plan.out)
+    return finish(plan, results, comparison, interrupted)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -14,6 +14,7 @@ there: its README.md says why).
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 from typing import List, Optional, Tuple
 
@@ -90,3 +91,13 @@ def all_patches(kernel: Kernel = DEFAULT, series_dir: Path = SERIES_DIR) -> List
 def mailed_patches(kernel: Kernel = DEFAULT, series_dir: Path = SERIES_DIR) -> List[Path]:
     """The series as they are mailed, without the tree fixes."""
     return [p for s in SERIES if not s.debian_only for p in s.patches(kernel, series_dir)]
+
+
+def touched_c_files(patches: List[Path]) -> List[str]:
+    """The C files under drivers/ and net/ that the patches change, in order."""
+    files: List[str] = []
+    for p in patches:
+        for m in re.finditer(r'^\+\+\+ b/((?:drivers|net)/\S+\.c)$', p.read_text(), re.M):
+            if m.group(1) not in files:
+                files.append(m.group(1))
+    return files

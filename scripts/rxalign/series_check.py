@@ -31,11 +31,10 @@ from typing import Counter, List, Optional, Sequence, Tuple
 
 from .kernels import DEFAULT
 from . import series, tree
-from .audit import COCCI
 from .cache import Cache, Lock, default_root
 from .cli import run_main
-from .compile_test import touched_c_files
 from .exitcodes import Exit, HarnessError
+from .paths import COCCI
 
 # File -> what the series does there beyond patch mode, and why.
 HAND_EDITS = {
@@ -146,7 +145,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p = argparse.ArgumentParser(prog='series-check', description=__doc__.split('\n')[0])
     p.parse_args(argv)
     patches = list(series.DRIVERS.patches())
-    files = touched_c_files(patches)
+    files = series.touched_c_files(patches)
     cache = Cache(default_root())
     base = tree.debian_base(DEFAULT, cache, print)
     bad = 0

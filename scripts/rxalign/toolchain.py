@@ -5,16 +5,22 @@ to build: it boots silently and times out, five minutes of build later,
 looking like a QEMU or kernel problem. A probe compiles a few lines shaped
 like the code that goes wrong and reads the machine code, so the run says
 what is wrong before it builds anything.
+
+And the environment every build runs in (build_env): ccache in the cache,
+reproducible build stamps, no ARCH or CROSS_COMPILE of the caller's.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import List, Optional
+from typing import Dict, List, Optional
+
+from .cache import Cache
 
 PROBES = Path(__file__).resolve().parent.parent / 'probes'
 
@@ -103,3 +109,22 @@ def check(probe: Probe, cross_compile: str) -> Optional[str]:
             f'{probe.function} has no {probe.looks_for}); put a {gcc} without the bug '
             'first on PATH (a symlink to another GCC for the arch will do), or leave the '
             'arch out of --arch')
+
+
+CCACHE_SIZE = '5G'
+
+
+def build_env(cache: Cache) -> Dict[str, str]:
+    """The environment of kunit.py and make: ccache in @cache, fixed build stamps."""
+    env = dict(os.environ)
+    # Not depend mode (CCACHE_DEPEND), although it made cold misses cheaper
+    # (a full x86_64 build: 297 s in the default mode, 209 s without ccache):
+    # under it, a mutation-test run once booted the skbuff.o of an earlier
+    # mutation of the same file.
+    env.update(CCACHE_DIR=str(cache.ccache), CCACHE_BASEDIR=str(cache.root),
+               CCACHE_NOHASHDIR='1', CCACHE_MAXSIZE=CCACHE_SIZE,
+               KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2000',
+               KBUILD_BUILD_USER='rx-align', KBUILD_BUILD_HOST='qemu')
+    env.pop('ARCH', None)
+    env.pop('CROSS_COMPILE', None)
+    return env

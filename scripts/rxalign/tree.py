@@ -89,14 +89,20 @@ def debian_base(kernel: Kernel, cache: Cache, log: Log) -> Base:
                 tarball=tarball.path)
 
 
-def user_base(path: Path, ours: Sequence[Path] = ()) -> Base:
-    """A tree the user named. `ours` are paths of this run (its results, the
-    cache) that a CI may keep inside the checkout: they are no part of the
-    kernel, and the snapshot leaves them out so every job tests the same tree."""
+def user_tree(path: Path) -> Path:
+    """--tree, resolved, if it is a kernel tree kunit.py can run in (usage error if not)."""
     path = path.expanduser().resolve()
     if not (path / 'Makefile').is_file() or not (path / 'tools/testing/kunit/kunit.py').is_file():
         raise HarnessError(Exit.USAGE, f'--tree {path} is not a kernel tree with '
                            'tools/testing/kunit/kunit.py')
+    return path
+
+
+def user_base(path: Path, ours: Sequence[Path] = ()) -> Base:
+    """A tree the user named. `ours` are paths of this run (its results, the
+    cache) that a CI may keep inside the checkout: they are no part of the
+    kernel, and the snapshot leaves them out so every job tests the same tree."""
+    path = user_tree(path)
     digest = hashlib.sha256(str(path).encode()).hexdigest()[:12]
     inside = tuple(str(p.resolve().relative_to(path)) for p in ours
                    if p.resolve().is_relative_to(path) and p.resolve() != path)

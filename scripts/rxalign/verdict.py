@@ -1,22 +1,22 @@
-"""Judge one arch: kunit.py's phases and the console log -> one Verdict.
+"""Read one arch's run: kunit.py's phases and the console log -> one Verdict.
 
 kunit_parser gives the cases; console.read() gives, in one walk over the
 same lines, what the parser drops (skip reasons, facts, measured frames,
-splats, crashes, the kmemleak scan); judge() says what kept the results
-from being complete, and results.decide() judges the cases (see judge()
-for the rules).
+splats, crashes, the kmemleak scan); judge() puts them together and finds
+what kept the results from being complete (the run's Problem).
+results.decide() is the one place that turns a Verdict into a status.
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from types import ModuleType
 from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Tuple
 
 from . import console
 from .declared import absent
-from .kunit_driver import ArchRun
-from .results import ArchStatus, Case, CaseStatus, Problem, Verdict
+from .results import ArchRun, ArchStatus, Case, CaseStatus, Problem, Verdict
 
 # A backtrace frame: `[<addr>] sym+0x1/0x2` (older kernels) or `sym+0x1/0x2` (6.12).
 FRAME = re.compile(r'^\s+(?:\[<[0-9a-f]+>\]\s*)?([\w.]+)\+0x[0-9a-f]+/0x[0-9a-f]+', re.M)
@@ -118,36 +118,43 @@ def _kmemleak(scan: console.KmemleakScan, ours: FrozenSet[str]) -> Tuple[Optiona
 
 
 def judge(run: ArchRun, expected: Dict[str, List[str]], parser: ModuleType,
-          timeout: int, ours: FrozenSet[str] = frozenset()) -> Verdict:
+          timeout: int, ours: FrozenSet[str] = frozenset(),
+          logs_in: Optional[Path] = None) -> Verdict:
     """One arch's run -> its verdict: the cases, and what kept them from being complete.
 
-    The rules, in order; the first that matches is the problem:
-      config or build failed                   -> infra  (exit 3)
-      the kernel crashed (panic, oops, BUG)    -> infra, the crash and the case it hit
-      a second KTAP stream after the first     -> infra  (a reboot, a second run)
-      the console went silent (--idle-timeout) -> infra, hung in the case that ran
-      QEMU did not finish within --timeout     -> infra
-      no KTAP at all                           -> infra  (no boot, wrong console)
-      --debug: no kmemleak scan report         -> infra
-    and then results.decide() judges the cases: a declared case absent or
-    crashed -> infra; a case failed (a kernel splat in its window fails it),
-    or skipped without a reason -> failed (exit 1); else passed (exit 0).
+    The logs are read where the run wrote them, and named in the verdict as
+    files of `logs_in` when given: the directory they will be in when
+    anyone reads it (run-kunit writes beside --out, then renames).
+
+    The run's problem, the first of these that holds (results.decide() then
+    ranks it first of its rules):
+      config or build failed                   (its first error line)
+      the kernel crashed (panic, oops, BUG)    (the crash and the case it hit)
+      a second KTAP stream after the first     (a reboot, a second run)
+      the console went silent (--idle-timeout) (hung in the case that ran)
+      QEMU did not finish within --timeout
+      no KTAP at all                           (no boot, wrong console)
+      KTAP errors that no absent or crashed case explains
+      --debug: no kmemleak scan report
     """
+    def named(path: Path) -> str:
+        return str(logs_in / path.name if logs_in else path)
+
     v = Verdict(arch=run.arch, seconds=dict(run.seconds), declared=dict(expected),
                 reused=run.reused)
     for key, path in (('build', run.build_log), ('ktap', run.ktap_log)):
         if path:
-            v.logs[key] = str(path)
+            v.logs[key] = named(path)
     if run.phase_failed:
         text = run.build_log.read_text(errors='replace').splitlines() if run.build_log else []
         first = _first(BUILD_ERROR, text) or (text[-1] if text else 'no output')
         what = {'config': 'kunit.py config', 'build': 'build'}.get(run.phase_failed,
                                                                    run.phase_failed)
         v.problem = Problem(ArchStatus.INFRA, f'{run.arch}: {what} failed: {first} '
-                            f'(see {run.build_log})')
+                            f'(see {v.logs.get("build", "no build log")})')
         return v
     raw = run.ktap_log.read_text(errors='replace').splitlines() if run.ktap_log else []
-    ktap_file = str(run.ktap_log or f'the {run.arch} results directory')
+    ktap_file = v.logs.get('ktap', f'the {run.arch} results directory')
     con = console.read(raw)
     v.facts = con.facts
     v.frames, v.malformed_frames = con.frames, con.malformed_frames
@@ -159,8 +166,7 @@ def judge(run: ArchRun, expected: Dict[str, List[str]], parser: ModuleType,
         _pin_splats(v, con)
         v.missing = absent(expected, [c.name for c in v.cases] + [s.name for s in root.subtests])
     cause = _problem(run, con, timeout, ktap_file, parsed, v)
-    if not cause and parsed and root.counts.errors and not v.missing and \
-            not any(c.status == CaseStatus.CRASH for c in v.cases):
+    if not cause and parsed and root.counts.errors and not v.incomplete():
         cause = (f'{run.arch}: incomplete KTAP: {root.counts.errors} KTAP error(s), truncated '
                  f'output (see {ktap_file})')
     if not cause and run.kmemleak:

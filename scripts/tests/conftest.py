@@ -77,6 +77,8 @@ if sub == 'exec':
         if code == 0:
             print(f"Command '['qemu']' timed out after {timeout} seconds")
         sys.exit(1)
+    sys.stdout.write(text)      # --raw_output=all: the console, as the guest prints it
+    sys.stdout.flush()
     with open(os.path.join(build, 'test.log'), 'w') as log:
         log.write(text)
     if mode == 'hang':

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rxalign import audit
+from rxalign import audit, paths
 
 SERIES = Path(__file__).resolve().parents[2] / 'kernel-patches' / 'coccinelle'
 
@@ -178,7 +178,7 @@ def test_grep_sees_dead_code_as_dead(tree: Path) -> None:
 
 def spatch(tree: Path, mode: str) -> str:
     return subprocess.run(['spatch', '--very-quiet', '-D', mode, '--no-includes',
-                           '--include-headers', '--sp-file', audit.COCCI, 'drivers/net/fake.c'],
+                           '--include-headers', '--sp-file', paths.COCCI, 'drivers/net/fake.c'],
                           cwd=tree, capture_output=True, text=True, check=True).stdout
 
 
@@ -283,11 +283,11 @@ def test_the_committed_review_parses() -> None:
 
 
 def test_compile_test_finds_the_files_and_symbols(tree: Path) -> None:
-    from rxalign import compile_test
+    from rxalign import compile_test, series
     (tree / 'drivers/net/Makefile').write_text('obj-$(CONFIG_FAKE_NET) += fake.o\n')
     patch = tree / 'p.patch'
     patch.write_text('--- a/drivers/net/fake.c\n+++ b/drivers/net/fake.c\n@@ -1 +1 @@\n')
-    assert compile_test.touched_c_files([patch]) == ['drivers/net/fake.c']
+    assert series.touched_c_files([patch]) == ['drivers/net/fake.c']
     assert compile_test.kconfig_symbol(tree, 'drivers/net/fake.c') == 'FAKE_NET'
     # net/core/Makefile's shape: obj-y lists continued over lines
     (tree / 'net/core').mkdir()

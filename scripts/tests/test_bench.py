@@ -7,8 +7,7 @@ from types import ModuleType
 
 from rxalign.bench import results
 from rxalign.declared import expected_suites
-from rxalign.kunit_driver import ArchRun
-from rxalign.results import Verdict
+from rxalign.results import ArchRun, Verdict
 from rxalign.verdict import judge
 
 import faults

@@ -10,8 +10,7 @@ import pytest
 
 from rxalign import console
 from rxalign.declared import expected_suites
-from rxalign.kunit_driver import ArchRun
-from rxalign.results import (DriverClass, Frame, FrameVerdict, MalformedFrame, Results,
+from rxalign.results import (ArchRun, DriverClass, Frame, FrameVerdict, MalformedFrame, Results,
                              RunMeta, Verdict, parse_frame)
 from rxalign.verdict import judge
 

@@ -16,8 +16,7 @@ import pytest
 from rxalign import known_failures, report, report_main
 from rxalign.exitcodes import Exit
 from rxalign.declared import expected_suites
-from rxalign.kunit_driver import ArchRun
-from rxalign.results import RESULTS_FORMAT, Frame, Results, RunMeta, Verdict
+from rxalign.results import RESULTS_FORMAT, ArchRun, Frame, Results, RunMeta, Verdict
 from rxalign.verdict import judge
 
 import faults

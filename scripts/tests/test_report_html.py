@@ -19,8 +19,7 @@ import pytest
 
 from rxalign import report, report_html, report_main
 from rxalign.declared import expected_suites
-from rxalign.kunit_driver import ArchRun
-from rxalign.results import (Case, CaseStatus, Frame, MalformedFrame, Problem, ArchStatus,
+from rxalign.results import (ArchRun, Case, CaseStatus, Frame, MalformedFrame, Problem, ArchStatus,
                              Results, RunMeta, Verdict)
 from rxalign.verdict import judge
 

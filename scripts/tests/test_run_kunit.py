@@ -43,10 +43,18 @@ def leftovers(out: Path) -> List[str]:
     return [p.name for p in out.parent.iterdir() if p.name.endswith('.partial')]
 
 
-def test_pass_writes_results(monkeypatch: pytest.MonkeyPatch, fake_tree: Path,
-                             cache_root: Path, tmp_path: Path) -> None:
+def test_pass_writes_results(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                             fake_tree: Path, cache_root: Path, tmp_path: Path) -> None:
     out = tmp_path / 'out'
     assert run(monkeypatch, fake_tree, out, 'pass') == Exit.OK
+    # a line per suite while the guest runs, between the phase lines
+    said = [line.split('] ', 1)[-1].rsplit(' (', 1)[0]
+            for line in capsys.readouterr().out.splitlines() if line.startswith('[1/1 x86_64]')]
+    run_phase = said[said.index('booting and running...'):]
+    assert run_phase[1:4] == ['suite net_rx_align_policy: ok, 3 passed',
+                              'suite net_rx_align_alloc: ok, 291 passed',
+                              'suite net_rx_align_iphdr: ok, 42 passed'], said
+    assert run_phase[4].startswith('booting and running done in'), said
     for f in ('report.md', 'report.html', 'junit.xml', 'kcidb.json', 'results.json',
               'x86_64/ktap.log', 'x86_64/build.log',
               'x86_64/verdict.json'):
@@ -225,6 +233,26 @@ def test_a_second_run_on_the_same_cache_is_refused(
     with Lock(Cache(cache_root)):
         assert run(monkeypatch, fake_tree, tmp_path / 'out', 'pass') == Exit.BUSY
     assert 'RXALIGN_CACHE' in capsys.readouterr().err
+
+
+@pytest.mark.parametrize('bad', [
+    ('--tree', '{tmp}/nonexistent', 'is not a kernel tree'),
+    ('--expected', '{tmp}/nonexistent', '--expected'),
+    ('--patches', '{tmp}/nonexistent.patch', '--patches'),
+    ('--arch', 'vax', "unknown arch 'vax'"),
+    ('--timeout', '0', '--timeout'),
+])
+def test_bad_arguments_are_said_before_the_cache_lock(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path, bad: Tuple[str, str, str]) -> None:
+    """A typo is exit 2 whether or not another run holds the cache, not exit 6."""
+    option, value, said = bad[0], bad[1].format(tmp=tmp_path), bad[2]
+    args = ['--tree', str(fake_tree), '--arch', 'x86_64', '--timeout', '1', option, value]
+    with Lock(Cache(cache_root)):
+        assert run_kunit.main([*args, '--out', str(tmp_path / 'out')]) == Exit.USAGE
+    err = capsys.readouterr().err
+    assert said in err and 'in use by' not in err, err
+    assert not (tmp_path / 'out').exists() and not leftovers(tmp_path / 'out')
 
 
 def test_ctrl_c_leaves_nothing_half_written(monkeypatch: pytest.MonkeyPatch, fake_tree: Path,

@@ -11,7 +11,7 @@ import pytest
 from rxalign import paths
 from rxalign.exitcodes import Exit
 from rxalign.declared import expected_suites, module_functions
-from rxalign.kunit_driver import ArchRun
+from rxalign.results import ArchRun
 from rxalign.verdict import judge
 
 import faults
@@ -87,6 +87,21 @@ def test_build_failure_quotes_the_compiler(parser: ModuleType, tmp_path: Path) -
               expected_suites(TESTS_DIR), parser, timeout=300)
     assert v.exit == Exit.INFRA
     assert 'error: expected ;' in v.cause and str(log) in v.cause and 'powerpc' in v.cause
+
+
+def test_logs_are_named_where_they_will_be(parser: ModuleType, tmp_path: Path) -> None:
+    """run-kunit writes beside --out and renames at the end: the verdict reads
+    the logs where they are and names them where they will be."""
+    log = tmp_path / 'build.log'
+    log.write_text('make ...\nnet/core/tests/rx_align_kunit.c:12:1: error: expected ;\n')
+    final = tmp_path / 'out' / 'powerpc'
+    v = judge(ArchRun(arch='powerpc', phase_failed='build', build_log=log),
+              expected_suites(TESTS_DIR), parser, timeout=300, logs_in=final)
+    assert 'error: expected ;' in v.cause and f'(see {final / "build.log"})' in v.cause
+    assert v.logs == {'build': str(final / 'build.log')}
+    ktap = judge(ArchRun(arch='x86_64', ktap_log=faults.path('no_ktap')),
+                 expected_suites(TESTS_DIR), parser, timeout=300, logs_in=final)
+    assert f'(see {final / faults.path("no_ktap").name})' in ktap.cause
 
 
 def test_expected_suites_come_from_the_source() -> None:
