@@ -194,7 +194,7 @@ static inline void rx_expect_shinfo(struct kunit *test, unsigned long shinfo,
 
 /* ---- Taps that record where our frames land ---- */
 
-#define RX_TAP_MAX 8
+#define RX_TAP_MAX 24
 
 struct rx_tap_seen {
 	unsigned long mac;	/* where the MAC header started */

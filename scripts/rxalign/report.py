@@ -182,13 +182,14 @@ def _md_nic_counts(counts: List[tables.NicCount]) -> List[str]:
         return []
     out = ['### Frames per NIC', '', 'Sent: distinct frames (a frame not seen is sent again, '
            'up to three times: resent); judged: every frame but a hypervisor\'s (recorded); '
-           '2 off: IP header not on a 4-byte boundary; bands: copied by the driver or '
-           'received in its buffer.', '',
+           '2 off: IP header not on a 4-byte boundary; fixups: unaligned-access fixups '
+           'counted while its frames were received (-: the arch has no counter); bands: '
+           'copied by the driver or received in its buffer.', '',
            '| arch | NIC | case | sent | received | judged | 2 off | failed | lost | resent '
-           '| bands |', '|---|---|---|---|---|---|---|---|---|---|---|']
+           '| fixups | bands |', '|---|---|---|---|---|---|---|---|---|---|---|---|']
     out += [f'| {c.arch} | {_md(c.nic)} | {c.status} | {c.sent} | {c.received} | {c.judged} '
-            f'| {c.off} | {c.failed} | {c.lost} | {c.resent} | {tables.bands_text(c.bands)} |'
-            for c in counts]
+            f'| {c.off} | {c.failed} | {c.lost} | {c.resent} | {tables.fixups_text(c.fixups)} '
+            f'| {tables.bands_text(c.bands)} |' for c in counts]
     return out + ['']
 
 

@@ -271,11 +271,12 @@ def _nic_counts(counts: List[tables.NicCount]) -> str:
     if not counts:
         return ''
     heads = ('arch', 'NIC', 'case', 'sent', 'received', 'judged', '2 off', 'failed', 'lost',
-             'resent', 'bands')
+             'resent', 'fixups', 'bands')
     rows = ''.join(
         '<tr>' + ''.join(f'<td>{e(str(x))}</td>' for x in (
             c.arch, c.nic, c.status, c.sent, c.received, c.judged, c.off, c.failed, c.lost,
-            c.resent, tables.bands_text(c.bands))) + '</tr>' for c in counts)
+            c.resent, tables.fixups_text(c.fixups), tables.bands_text(c.bands))) + '</tr>'
+        for c in counts)
     return ('<h4 id="nic-counts">Frames per NIC</h4><p class="legend">Sent: distinct frames '
             '(a frame not seen is sent again, up to three times); judged: all but a '
             'hypervisor\'s (recorded); 2 off: IP header not on a 4-byte boundary.</p>'

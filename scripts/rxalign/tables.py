@@ -272,6 +272,7 @@ class NicCount:
     lost: int
     resent: int
     bands: Dict[str, int]       # band= (copied, buffer) -> frames
+    fixups: Optional[int]       # unaligned-access fixups over its frames; None: not counted
 
 
 def nic_counts(results: Results) -> List[NicCount]:
@@ -286,6 +287,8 @@ def nic_counts(results: Results) -> List[NicCount]:
             lost = {m.groups() for m in _LOST.finditer(text)}
             seen = {(f.frame, str(f.length)) for f in frames}
             bands: Dict[str, int] = {}
+            counted = [int(f.extra['fixups']) for f in frames
+                       if f.extra.get('fixups', '-1').isdigit()]
             for f in frames:
                 band = f.extra.get('band', '?')
                 bands[band] = bands.get(band, 0) + 1
@@ -296,9 +299,15 @@ def nic_counts(results: Results) -> List[NicCount]:
                     FrameVerdict.PASS, FrameVerdict.PASS_COST, FrameVerdict.FAIL)),
                 off=sum(1 for f in frames if f.nh_mod4 not in (None, 0)),
                 failed=sum(1 for f in frames if f.verdict == FrameVerdict.FAIL),
-                lost=len(lost - seen), resent=len(_RESENT.findall(text)), bands=bands))
+                lost=len(lost - seen), resent=len(_RESENT.findall(text)), bands=bands,
+                fixups=sum(counted) if counted else None))
     return out
 
 
 def bands_text(bands: Dict[str, int]) -> str:
     return ', '.join(f'{n} {b}' for b, n in sorted(bands.items())) or '-'
+
+
+def fixups_text(n: Optional[int]) -> str:
+    """'-' where the arch has no fixup counter: not a count of 0."""
+    return '-' if n is None else str(n)

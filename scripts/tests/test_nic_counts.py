@@ -7,8 +7,7 @@ from types import ModuleType
 
 from rxalign import report, tables
 from rxalign.declared import expected_suites
-from rxalign.kunit_driver import ArchRun
-from rxalign.results import Results, RunMeta
+from rxalign.results import ArchRun, Results, RunMeta
 from rxalign.verdict import judge
 
 HERE = Path(__file__).resolve().parent / 'fixtures'
@@ -38,4 +37,16 @@ def test_each_nic_counts_what_was_sent_seen_judged_and_lost(parser: ModuleType) 
 def test_the_table_is_in_report_md(parser: ModuleType) -> None:
     md = report.markdown(results(parser))
     assert '### Frames per NIC' in md
-    assert '| sparc64 | e1000 | FAIL | 6 | 0 | 0 | 0 | 0 | 6 | 12 | - |' in md
+    assert '| sparc64 | e1000 | FAIL | 6 | 0 | 0 | 0 | 0 | 6 | 12 | - | - |' in md
+
+
+def test_fixups_are_summed_per_nic_and_dash_without_a_counter(parser: ModuleType) -> None:
+    v = judge(ArchRun(arch='sparc64', ktap_log=HERE / 'drivers' / 'sparc64-tulip-unfixed-fixups.ktap'),
+              expected_suites(HERE / 'kunit-tests'), parser, 300)
+    meta = RunMeta(tree='t', head='a' * 40, tree_hash='b' * 40, series='c', run_id='r',
+                   arches=('sparc64',), finished='now')
+    counts = {c.nic: c for c in tables.nic_counts(Results(runs=[meta], arches={'sparc64': v}))}
+    assert (counts['tulip'].fixups, counts['tulip'].failed, counts['tulip'].status) == (1, 1, 'FAIL')
+    assert (counts['e1000'].fixups, counts['hme'].fixups, counts['hme'].resent) == (0, 0, 4)
+    assert counts['hme'].sent == 7 and counts['hme'].lost == 0
+    assert tables.fixups_text(None) == '-'
