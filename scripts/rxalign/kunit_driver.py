@@ -31,6 +31,7 @@ from .console import RESULT as RESULT_LINE, PANIC as PANIC_LINE, TIMESTAMP
 from .fmt import seconds as fmt_seconds
 from .paths import KMEMLEAK_INIT
 from .procs import group_members
+from .toolchains import Toolchain, Toolchains, env_for, host_toolchain
 
 Progress = Callable[[str], None]
 
@@ -70,6 +71,10 @@ class RunSettings:
     # the cache lock: every child inherits its fd, so the lock stays held while
     # any of them lives (a run-kunit killed by SIGKILL leaves them running)
     lock: Optional[Lock] = None
+    toolchains: Optional[Toolchains] = None  # None: the machine's own (toolchains.py)
+
+    def toolchain(self, arch: Arch) -> Toolchain:
+        return self.toolchains.for_arch(arch) if self.toolchains else host_toolchain()
 
 
 def build_env(cache: Cache) -> Dict[str, str]:
@@ -201,8 +206,7 @@ def _digest(path: Path) -> str:
 def config_stamp(arch: Arch, s: RunSettings, cmds: List[List[str]]) -> str:
     """What kunit.py's .config is made of, the tree aside: our config files,
     the kunit.py command lines (kconfig_add, make options), the compiler."""
-    gcc = subprocess.run([f'{arch.cross_compile}gcc', '--version'], capture_output=True,
-                         text=True, check=False).stdout.split('\n', 1)[0]
+    gcc = s.toolchain(arch).version(f'{arch.cross_compile}gcc')
     files = [*s.kunitconfigs, *filter(None, [arch.qemu_config_path(), arch.qemu_config_path(True)])]
     if s.kmemleak:
         files += [KMEMLEAK_INIT, BUSYBOX]
@@ -360,12 +364,14 @@ def _stop_guest(proc: 'subprocess.Popen[bytes]') -> int:
 
 def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> ArchRun:
     out_dir.mkdir(parents=True, exist_ok=True)
-    build_dir = s.cache.build_dir(s.base_id, arch.name, s.profile)
+    tc = s.toolchain(arch)
+    build_dir = s.cache.build_dir(s.base_id, arch.name,
+                                  '-'.join(filter(None, (s.profile, tc.build_suffix))))
     build_dir.mkdir(parents=True, exist_ok=True)
     kunit = [sys.executable, str(s.tree / 'tools/testing/kunit/kunit.py')]
     kmemleak = s.kmemleak and arch.kmemleak_qemu_config is not None
     common = kunit_args(arch, s, build_dir, kmemleak)
-    env = build_env(s.cache)
+    env = env_for(tc, build_env(s.cache))
     tcg_only(arch, s.cache, env)
     build_log = out_dir / 'build.log'
     build_log.write_text('')
@@ -423,7 +429,7 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
             (build_dir / 'test.log').unlink(missing_ok=True)
         start = time.monotonic()
         watch = ConsoleWatch(log, s.idle_timeout) if name == 'run' else None
-        rc, killed = _run(cmd, log, dict(env, PYTHONUNBUFFERED='1') if watch else env,
+        rc, killed = _run(tc.command(cmd, s.tree), log, dict(env, PYTHONUNBUFFERED='1') if watch else env,
                           s.tree, limit, watch, s.lock)
         result.seconds[name] = round(time.monotonic() - start, 1)
         progress(f'{verb} done in {fmt_seconds(result.seconds[name])}'

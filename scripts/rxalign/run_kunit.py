@@ -17,7 +17,7 @@ from types import ModuleType
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence
 
 from . import (arches, baseline, deps, fmt, kernels, known_failures, outdir, report, series,
-               tables, tree)
+               tables, toolchains, tree)
 from .cache import Cache, Lock, default_root
 from .cli import run_main
 from .declared import declared_cases, expected_suites, module_functions, read_config
@@ -92,6 +92,12 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                         'changed, new, gone); never changes the exit status (default: the '
                         'previous run of the same tree base and arches in kunit-results/; '
                         '"none": no comparison)')
+    p.add_argument('--toolchain', default=toolchains.HOST, choices=toolchains.NAMES,
+                   help='what builds and boots the kernels: "host", the machine\'s compilers '
+                        'and QEMU (default; an arch the machine\'s Debian cannot build, sh '
+                        'and loongarch64 on Debian 12, takes the newer Debian its table entry '
+                        'names), or "debian-13" for every arch: a Debian 13 root made once in '
+                        'the cache (own build dirs)')
     p.add_argument('--list-arches', action='store_true', help='print the arch table and exit')
     p.add_argument('--list-kernels', action='store_true',
                    help='print the kernel table and exit')
@@ -187,6 +193,8 @@ def _run_arches(selected: List[arches.Arch], problems: Dict[str, HarnessError],
                       if result.config and result.config.is_file() else None)
             v = judge(result, expected_suites(built_tests, config), parser, timeout,
                       ours)
+        v.toolchain = settings.toolchain(a).describe(a)
+        show(f'toolchain {v.toolchain}')
         known_failures.apply(v, known)
         # The results directory is renamed into place at the end: name
         # the logs where they will be, not where they are being written.
@@ -222,7 +230,8 @@ def run(args: argparse.Namespace) -> int:
 
     deps.ensure_packages(deps.BASE_PACKAGES + deps.kernel_packages(None if args.tree else kernel)
                          + (deps.DEBUG_PACKAGES if args.debug else ()), say)
-    problems = {a.name: p for a in selected if (p := deps.arch_problem(a, say))}
+    chains = toolchains.Toolchains(args.toolchain, Cache(default_root()), say)
+    problems = {a.name: p for a in selected if (p := chains.arch_problem(a))}
     # Nothing to build: stop here, unless every arch is one the expected
     # file says cannot run (a fan-out job for it must pass, with a report).
     unexpected = [p for name, p in problems.items() if not known_failures.whole_arch(known, name)]
@@ -263,7 +272,7 @@ def run(args: argparse.Namespace) -> int:
                                                                  ('drivers', args.drivers))
                                                 if on),
                                slim=slim, kmemleak=args.debug,
-                               drivers=args.drivers, lock=lock)
+                               drivers=args.drivers, lock=lock, toolchains=chains)
         parser = load_kunit_parser(prepared.path / 'tools/testing/kunit')
         # What the kernel under test was built from, even if kunit-tests/
         # changes while the run goes on.

@@ -251,3 +251,12 @@ def gate_line(results: Results) -> str:
            if v.status != ArchStatus.PASSED]
     return f'exit {int(gate)}: {GATE.get(gate, gate.name.lower())}' + \
         (' (' + ', '.join(bad) + ')' if bad else '')
+
+
+def toolchains(results: Results) -> List[str]:
+    """`arch, arch: toolchain` per toolchain of a run (compiler and QEMU versions)."""
+    by: Dict[str, List[str]] = {}
+    for name, v in results.arches.items():
+        if v.toolchain:
+            by.setdefault(v.toolchain, []).append(name)
+    return [f'{", ".join(names)}: {tc}' for tc, names in by.items()]
