@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
+from . import deps
 from .cache import Cache, default_root
 from .cli import run_main
 from .debian_archive import KEYRING, machine_mirror
@@ -35,7 +36,8 @@ COMPLETE = '.rxalign-root-complete'    # written last, before the rename
 ROOT_PACKAGES = ('make', 'gcc', 'flex', 'bison', 'bc', 'libelf-dev', 'libssl-dev', 'ccache',
                  'git', 'xz-utils', 'perl', 'python3', 'debian-archive-keyring',
                  'ca-certificates')
-HOST_TOOLS = ('mmdebstrap',)     # Debian packages of the machine's own release
+# What makes the root: Debian packages of the machine's own release.
+HOST_TOOLS = ('mmdebstrap', 'debian-archive-keyring')
 KEYRING_ENV = 'RXALIGN_ROOT_KEYRING'    # another keyring, for tests of a bad signature
 
 
@@ -70,7 +72,7 @@ exec chroot "$root" /bin/sh -c 'cd "$0" && exec "$@"' "$cwd" "$@"
 '''
 
 
-def _reason(output: str) -> str:
+def _reason(output: str, keyring: Path = KEYRING) -> str:
     """The cause of a failed mmdebstrap or apt-get, and what to do, in one line."""
     lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
     checks: Sequence[Tuple[Tuple[str, ...], str]] = (
@@ -78,7 +80,7 @@ def _reason(output: str) -> str:
          'to a disk with room'),
         (('NO_PUBKEY', 'not signed', 'is not signed', 'BADSIG', 'EXPKEYSIG',
           'signatures were invalid', 'The following signatures'),
-         f'the archive\'s signature does not check against {KEYRING}: update '
+         f'the archive\'s signature does not check against {keyring}: update '
          'debian-archive-keyring'),
         (('Temporary failure resolving', 'Could not resolve', 'Failed to fetch',
           'Could not connect', 'Connection failed', 'Network is unreachable',
@@ -177,6 +179,7 @@ def make_root(release: Release, cache: Cache, log: Log,
     if dest.exists():   # not ours, or from before the marker: never trusted
         raise HarnessError(Exit.ENVIRONMENT, f'{dest} exists but is not a complete root '
                            f'(no {COMPLETE}); remove it and run again')
+    deps.ensure_packages(HOST_TOOLS, log)
     if not shutil.which('mmdebstrap'):
         raise HarnessError(Exit.ENVIRONMENT, 'mmdebstrap is missing; install it with: sudo '
                            'apt-get install mmdebstrap')
@@ -193,7 +196,10 @@ def make_root(release: Release, cache: Cache, log: Log,
            '--aptopt=Acquire::Languages "none"', '--dpkgopt=path-exclude=/usr/share/doc/*',
            '--dpkgopt=path-exclude=/usr/share/man/*', '--dpkgopt=path-exclude=/usr/share/locale/*',
            f'--include={",".join(ROOT_PACKAGES)}', release.codename, str(tmp),
-           f'deb {mirror} {release.codename} main']
+           # signed-by: this keyring alone, not what the machine's apt trusts
+           # (mmdebstrap's --keyring adds to /etc/apt/trusted.gpg.d); the
+           # root's own debian-archive-keyring has the same path
+           f'deb [signed-by={keyring}] {mirror} {release.codename} main']
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False,
                               env=dict(os.environ, LC_ALL='C.UTF-8'))
@@ -207,8 +213,14 @@ def make_root(release: Release, cache: Cache, log: Log,
         shutil.rmtree(tmp, ignore_errors=True)
         raise HarnessError(Exit.ENVIRONMENT, f'the {release.describe()} root could not be '
                            f'made (mmdebstrap exit {proc.returncode}): '
-                           f'{_reason(proc.stderr + proc.stdout)}; nothing was kept')
-    os.rename(tmp, dest)
+                           f'{_reason(proc.stderr + proc.stdout, keyring)}; nothing was kept')
+    try:
+        os.rename(tmp, dest)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not (dest / COMPLETE).is_file():
+            raise
+        # another run made it meanwhile: theirs is as good as ours
     return dest
 
 
