@@ -171,8 +171,10 @@ def _clean_partials(parent: Path, release: Release) -> None:
 
 
 def make_root(release: Release, cache: Cache, log: Log,
-              keyring: Optional[Path] = None, mirror: Optional[str] = None) -> Path:
-    """Make the root of @release unless a complete one is there; its path."""
+              keyring: Optional[Path] = None, mirror: Optional[str] = None,
+              include: Sequence[str] = ROOT_PACKAGES) -> Path:
+    """Make the root of @release unless a complete one is there; its path.
+    @include: the packages besides apt and Debian's essential ones."""
     dest = root_dir(cache, release)
     if (dest / COMPLETE).is_file():
         return dest
@@ -195,7 +197,7 @@ def make_root(release: Release, cache: Cache, log: Log,
     cmd = ['mmdebstrap', '--mode=root', '--variant=apt', f'--keyring={keyring}',
            '--aptopt=Acquire::Languages "none"', '--dpkgopt=path-exclude=/usr/share/doc/*',
            '--dpkgopt=path-exclude=/usr/share/man/*', '--dpkgopt=path-exclude=/usr/share/locale/*',
-           f'--include={",".join(ROOT_PACKAGES)}', release.codename, str(tmp),
+           *([f'--include={",".join(include)}'] if include else []), release.codename, str(tmp),
            # signed-by: this keyring alone, not what the machine's apt trusts
            # (mmdebstrap's --keyring adds to /etc/apt/trusted.gpg.d); the
            # root's own debian-archive-keyring has the same path
@@ -224,22 +226,29 @@ def make_root(release: Release, cache: Cache, log: Log,
     return dest
 
 
-def open_root(release: Release, cache: Cache, log: Log) -> Root:
-    """The root of @release, made if need be, with the repository and the cache bound."""
-    path = make_root(release, cache, log)
-    return Root(path=path, release=release, binds=(REPO, cache.root))
+def open_root(release: Release, cache: Cache, log: Log, bare: bool = False) -> Root:
+    """The root of @release, made if need be, with the repository and the cache bound;
+    @bare: a new machine's, nothing but apt and the essential packages, nothing bound."""
+    path = make_root(release, cache, log, include=() if bare else ROOT_PACKAGES)
+    return Root(path=path, release=release, binds=() if bare else (REPO, cache.root))
 
 
 def main(argv: Sequence[str]) -> int:
-    """`python3 -m rxalign.debian_root RELEASE [CMD...]`: make the root; run CMD in it."""
+    """`python3 -m rxalign.debian_root [--bare] RELEASE [CMD...]`: make the root (in
+    $RXALIGN_CACHE/roots/); run CMD in it, in the current directory unless --bare."""
+    bare = bool(argv) and argv[0] == '--bare'
+    argv = argv[1:] if bare else argv
     if not argv or argv[0] not in RELEASES:
-        raise HarnessError(Exit.USAGE, f'usage: debian_root {"|".join(RELEASES)} [CMD...]')
+        raise HarnessError(Exit.USAGE, 'usage: debian_root [--bare] '
+                           f'{"|".join(RELEASES)} [CMD...]')
     root = open_root(RELEASES[argv[0]], Cache(default_root()),
-                     lambda m: print(m, file=sys.stderr))
+                     lambda m: print(m, file=sys.stderr), bare)
     if len(argv) == 1:
         print(root.path)
         return 0
-    return subprocess.run(root.command(argv[1:], Path.cwd()), check=False).returncode
+    shutil.copyfile('/etc/resolv.conf', root.path / 'etc/resolv.conf')
+    return subprocess.run(root.command(argv[1:], None if bare else Path.cwd()),
+                          check=False).returncode
 
 
 if __name__ == '__main__':
