@@ -108,12 +108,18 @@ os.execv({real!r}, [{real!r}] + keep)
 """
 
 
-def tcg_only(arch: Arch, cache: Cache, env: Dict[str, str]) -> None:
-    """Put a wrapper for the arch's QEMU first on @env's PATH that keeps it in TCG."""
-    real = shutil.which(arch.qemu_binary, path=env.get('PATH')) if arch.qemu_binary else None
+def tcg_only(arch: Arch, cache: Cache, env: Dict[str, str],
+             toolchain: Optional[Toolchain] = None) -> None:
+    """Put a wrapper for the arch's QEMU first on @env's PATH that keeps it in TCG
+    (the QEMU of @toolchain's root, where it has one: the wrapper runs in there)."""
+    root = toolchain.root if toolchain else None
+    if not arch.qemu_binary:
+        return
+    real = (root.which(arch.qemu_binary) if root
+            else shutil.which(arch.qemu_binary, path=env.get('PATH')))
     if not real:
         return
-    wrappers = cache.root / 'tcg-only'
+    wrappers = cache.root / 'tcg-only' / (toolchain.build_suffix if toolchain else '')
     wrappers.mkdir(parents=True, exist_ok=True)
     wrapper = wrappers / arch.qemu_binary
     text = TCG_ONLY.format(python=sys.executable, real=real)
@@ -372,7 +378,7 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
     kmemleak = s.kmemleak and arch.kmemleak_qemu_config is not None
     common = kunit_args(arch, s, build_dir, kmemleak)
     env = env_for(tc, build_env(s.cache))
-    tcg_only(arch, s.cache, env)
+    tcg_only(arch, s.cache, env, tc)
     build_log = out_dir / 'build.log'
     build_log.write_text('')
     result = ArchRun(arch=arch.name, build_log=build_log, kmemleak=kmemleak,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Sequence
 
 import pytest
 
@@ -16,7 +17,8 @@ from rxalign import debian_root, deps
 from rxalign.arches import BY_NAME
 from rxalign.cache import Cache
 from rxalign.exitcodes import Exit, HarnessError
-from rxalign.toolchains import HOST, Toolchains
+from rxalign.kunit_driver import tcg_only
+from rxalign.toolchains import HOST, Toolchain, Toolchains, check_root_tools
 
 SAVED = Path(__file__).parent / 'fixtures' / 'debian_root'
 RELEASE = debian_root.RELEASES['debian-13']
@@ -145,3 +147,30 @@ def test_an_unknown_toolchain_is_a_usage_error(tmp_path: Path) -> None:
     with pytest.raises(HarnessError) as err:
         Toolchains('debian-99', Cache(tmp_path), print)
     assert err.value.status == Exit.USAGE and 'debian-13' in err.value.message
+
+
+def fake_root(tmp_path: Path, binaries: Sequence[str]) -> debian_root.Root:
+    path = tmp_path / 'roots/debian-13'
+    (path / 'usr/bin').mkdir(parents=True)
+    for b in binaries:
+        (path / 'usr/bin' / b).write_text('')
+    return debian_root.Root(path, RELEASE, ())
+
+
+def test_an_arch_whose_tools_are_not_in_the_root_is_exit_4_naming_the_table(
+        tmp_path: Path) -> None:
+    root = fake_root(tmp_path, ['sh4-linux-gnu-gcc'])     # no qemu-system-sh4
+    with pytest.raises(HarnessError) as err:
+        check_root_tools(BY_NAME['sh'], root, Cache(tmp_path))
+    assert err.value.status == Exit.ENVIRONMENT
+    assert 'qemu-system-sh4 not found in the Debian 13 (trixie) root' in err.value.message
+    assert 'arches.py' in err.value.message
+
+
+def test_the_tcg_wrapper_of_a_root_runs_the_roots_qemu(tmp_path: Path) -> None:
+    root = fake_root(tmp_path, ['qemu-system-sh4'])
+    env = {'PATH': '/usr/bin'}
+    tcg_only(BY_NAME['sh'], Cache(tmp_path / 'cache'), env, Toolchain('debian-13', root))
+    wrapper = tmp_path / 'cache/tcg-only/debian-13/qemu-system-sh4'
+    assert "'/usr/bin/qemu-system-sh4'" in wrapper.read_text()
+    assert env['PATH'].startswith(f'{wrapper.parent}:')
