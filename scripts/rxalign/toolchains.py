@@ -90,6 +90,7 @@ class Toolchains:
         self.log = log
         self.machine = machine_release() if machine is None else machine
         self._made: Dict[str, Toolchain] = {}
+        self._failed: Dict[str, HarnessError] = {}   # a root that could not be made: once
 
     def name_for(self, arch: Arch) -> str:
         """Which toolchain builds @arch: --toolchain's, or the newer release the
@@ -101,9 +102,15 @@ class Toolchains:
 
     def for_arch(self, arch: Arch) -> Toolchain:
         name = self.name_for(arch)
+        if name in self._failed:
+            raise self._failed[name]
         if name not in self._made:
-            self._made[name] = (Toolchain(HOST) if name == HOST else
-                                Toolchain(name, open_root(RELEASES[name], self.cache, self.log)))
+            try:
+                self._made[name] = (Toolchain(HOST) if name == HOST else Toolchain(
+                    name, open_root(RELEASES[name], self.cache, self.log)))
+            except HarnessError as e:
+                self._failed[name] = e
+                raise
         return self._made[name]
 
     def arch_problem(self, arch: Arch) -> Optional[HarnessError]:

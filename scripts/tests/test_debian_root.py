@@ -174,3 +174,14 @@ def test_the_tcg_wrapper_of_a_root_runs_the_roots_qemu(tmp_path: Path) -> None:
     wrapper = tmp_path / 'cache/tcg-only/debian-13/qemu-system-sh4'
     assert "'/usr/bin/qemu-system-sh4'" in wrapper.read_text()
     assert env['PATH'].startswith(f'{wrapper.parent}:')
+
+
+def test_a_root_that_could_not_be_made_is_tried_once_per_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = fake_mmdebstrap(tmp_path, monkeypatch,
+                            f'cat {SAVED / "no-network.txt"} >&2; exit 25')
+    chains = Toolchains(HOST, Cache(tmp_path / 'cache'), lambda m: None, machine=12)
+    problems = [chains.arch_problem(BY_NAME[a]) for a in ('sh', 'loongarch64')]
+    assert all(p and p.status == Exit.ENVIRONMENT and 'no network' in p.message
+               for p in problems)
+    assert len(calls.read_text().splitlines()) == 1
