@@ -229,6 +229,10 @@ def make_root(release: Release, cache: Cache, log: Log,
 def open_root(release: Release, cache: Cache, log: Log, bare: bool = False) -> Root:
     """The root of @release, made if need be, with the repository and the cache bound;
     @bare: a new machine's, nothing but apt and the essential packages, nothing bound."""
+    if os.geteuid() != 0:
+        raise HarnessError(Exit.ENVIRONMENT, f'the {release.describe()} root is made and '
+                           'entered as root (mmdebstrap, unshare --mount, chroot): run as '
+                           'root, or leave out the arches that need it (--list-arches)')
     path = make_root(release, cache, log, include=() if bare else ROOT_PACKAGES)
     return Root(path=path, release=release, binds=() if bare else (REPO, cache.root))
 

@@ -185,3 +185,11 @@ def test_a_root_that_could_not_be_made_is_tried_once_per_run(
     assert all(p and p.status == Exit.ENVIRONMENT and 'no network' in p.message
                for p in problems)
     assert len(calls.read_text().splitlines()) == 1
+
+
+def test_a_root_needs_root_and_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(debian_root.os, 'geteuid', lambda: 1000)
+    with pytest.raises(HarnessError) as err:
+        debian_root.open_root(RELEASE, Cache(tmp_path), lambda m: None)
+    assert err.value.status == Exit.ENVIRONMENT and 'run as root' in err.value.message
+    assert not (tmp_path / 'roots').exists()
