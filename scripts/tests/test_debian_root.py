@@ -188,7 +188,7 @@ def test_a_root_that_could_not_be_made_is_tried_once_per_run(
 
 
 def test_a_root_needs_root_and_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(debian_root.os, 'geteuid', lambda: 1000)
+    monkeypatch.setattr('rxalign.debian_root.os.geteuid', lambda: 1000)
     with pytest.raises(HarnessError) as err:
         debian_root.open_root(RELEASE, Cache(tmp_path), lambda m: None)
     assert err.value.status == Exit.ENVIRONMENT and 'run as root' in err.value.message
