@@ -58,6 +58,9 @@ class Arch:
     nic_qdev_bus: str = ''              # --drivers: the QEMU bus the NICs plug into, if not the default
     probes: Tuple[Probe, ...] = ()      # compiler bugs to rule out before building
     policy: str = ''                    # one line for the README and reports
+    # the Debian release (debian_root.RELEASES) whose compiler and QEMU build
+    # and boot it when the machine's release is older: --toolchain host
+    toolchain: str = ''
 
     def qemu_config_path(self, kmemleak: bool = False) -> Optional[Path]:
         name = self.kmemleak_qemu_config if kmemleak else self.qemu_config
@@ -154,6 +157,8 @@ ARCHES: Tuple[Arch, ...] = (
     Arch(name='sh', kunit_arch='sh', cross_compile='sh4-linux-gnu-',
          packages=_cross('gcc-sh4-linux-gnu', 'qemu-system-misc'),
          qemu_binary='qemu-system-sh4', kconfig=_PERF, probes=(SH_TBIT,),
+         # Debian 12's GCC 12.2 miscompiles it (the probe), Debian 13's 14.2 does not
+         toolchain='debian-13',
          policy='SH-4 r2d: NET_IP_ALIGN 2 (generic)'),
     Arch(name='um', kunit_arch='um', cross_compile='', packages=('gcc',), qemu_binary='',
          policy='UML x86_64: NET_IP_ALIGN 2 (generic: UML does not take x86\'s override)'),
@@ -215,6 +220,12 @@ ARCHES: Tuple[Arch, ...] = (
          qemu_binary='qemu-system-riscv32', qemu_config='riscv32.py', image='Image',
          own_config='M-mode: Debian 12 has no rv32 OpenSBI for the tree\'s S-mode kernel',
          policy='rv32 virt, M-mode without MMU: NET_IP_ALIGN 2 (generic)'),
+    # Debian 12 has no LoongArch cross compiler; Debian 13 has GCC 14 and QEMU 10.
+    Arch(name='loongarch64', kunit_arch='loongarch', cross_compile='loongarch64-linux-gnu-',
+         packages=_cross('gcc-loongarch64-linux-gnu', 'qemu-system-misc'),
+         qemu_binary='qemu-system-loongarch64', qemu_config='loongarch64.py',
+         kconfig=_PERF, image='vmlinux.elf', toolchain='debian-13',
+         policy='LoongArch64 virt (la464): NET_IP_ALIGN 2 (generic), 16K pages'),
 )
 
 BY_NAME: Dict[str, Arch] = {a.name: a for a in ARCHES}

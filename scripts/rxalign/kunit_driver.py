@@ -35,6 +35,7 @@ from .paths import KMEMLEAK_INIT
 from .procs import group_members
 from .results import ArchRun
 from .toolchain import build_env
+from .toolchains import Toolchain, Toolchains, env_for, host_toolchain
 
 Progress = Callable[[str], None]
 
@@ -58,6 +59,10 @@ class RunSettings:
     # the cache lock: every child inherits its fd, so the lock stays held while
     # any of them lives (a run-kunit killed by SIGKILL leaves them running)
     lock: Optional[Lock] = None
+    toolchains: Optional[Toolchains] = None  # None: the machine's own (toolchains.py)
+
+    def toolchain(self, arch: Arch) -> Toolchain:
+        return self.toolchains.for_arch(arch) if self.toolchains else host_toolchain()
 
 
 TCG_ONLY = """#!{python}
@@ -76,12 +81,18 @@ os.execv({real!r}, [{real!r}] + keep)
 """
 
 
-def tcg_only(arch: Arch, cache: Cache, env: Dict[str, str]) -> None:
-    """Put a wrapper for the arch's QEMU first on @env's PATH that keeps it in TCG."""
-    real = shutil.which(arch.qemu_binary, path=env.get('PATH')) if arch.qemu_binary else None
+def tcg_only(arch: Arch, cache: Cache, env: Dict[str, str],
+             toolchain: Optional[Toolchain] = None) -> None:
+    """Put a wrapper for the arch's QEMU first on @env's PATH that keeps it in TCG
+    (the QEMU of @toolchain's root, where it has one: the wrapper runs in there)."""
+    root = toolchain.root if toolchain else None
+    if not arch.qemu_binary:
+        return
+    real = (root.which(arch.qemu_binary) if root
+            else shutil.which(arch.qemu_binary, path=env.get('PATH')))
     if not real:
         return
-    wrappers = cache.root / 'tcg-only'
+    wrappers = cache.root / 'tcg-only' / (toolchain.build_suffix if toolchain else '')
     wrappers.mkdir(parents=True, exist_ok=True)
     wrapper = wrappers / arch.qemu_binary
     text = TCG_ONLY.format(python=sys.executable, real=real)
@@ -173,8 +184,7 @@ def _digest(path: Path) -> str:
 def config_stamp(arch: Arch, s: RunSettings, cmds: List[List[str]]) -> str:
     """What kunit.py's .config is made of, the tree aside: our config files,
     the kunit.py command lines (kconfig_add, make options), the compiler."""
-    gcc = subprocess.run([f'{arch.cross_compile}gcc', '--version'], capture_output=True,
-                         text=True, check=False).stdout.split('\n', 1)[0]
+    gcc = s.toolchain(arch).version(f'{arch.cross_compile}gcc')
     files = [*s.kunitconfigs,
              *filter(None, [boot(arch, s.tree).config_file, arch.qemu_config_path(True)])]
     if s.kmemleak:
@@ -343,13 +353,15 @@ def _stop_guest(proc: 'subprocess.Popen[bytes]') -> int:
 
 def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> ArchRun:
     out_dir.mkdir(parents=True, exist_ok=True)
-    build_dir = s.cache.build_dir(s.base_id, arch.name, s.profile)
+    tc = s.toolchain(arch)
+    build_dir = s.cache.build_dir(s.base_id, arch.name,
+                                  '-'.join(filter(None, (s.profile, tc.build_suffix))))
     build_dir.mkdir(parents=True, exist_ok=True)
     kunit = [sys.executable, str(s.tree / 'tools/testing/kunit/kunit.py')]
     kmemleak = s.kmemleak and arch.kmemleak_qemu_config is not None
     common = kunit_args(arch, s, build_dir, kmemleak)
-    env = build_env(s.cache)
-    tcg_only(arch, s.cache, env)
+    env = env_for(tc, build_env(s.cache))
+    tcg_only(arch, s.cache, env, tc)
     build_log = out_dir / 'build.log'
     build_log.write_text('')
     result = ArchRun(arch=arch.name, build_log=build_log, kmemleak=kmemleak,
@@ -407,7 +419,8 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
         start = time.monotonic()
         watch = (ConsoleWatch(log, s.idle_timeout, SuiteProgress(progress).feed)
                  if name == 'run' else None)
-        rc, killed = _run(cmd, log, dict(env, PYTHONUNBUFFERED='1') if watch else env,
+        rc, killed = _run(tc.command(cmd, s.tree), log,
+                          dict(env, PYTHONUNBUFFERED='1') if watch else env,
                           s.tree, limit, watch, s.lock)
         if watch:
             watch.read()                     # what came after the last look: the last suites

@@ -285,6 +285,7 @@ def markdown(results: Results, links: Optional[Links] = None,
                 f'`{meta.tree_hash[:12]}`, series `{meta.series[:12]}`, finished '
                 + ', '.join(dict.fromkeys(r.finished for r in results.runs)), '']
         out += [f'**partial: {r.interrupted}**' for r in results.runs if r.interrupted]
+        out += [f'toolchain: {line}  ' for line in tables.toolchains(results)] + ['']
         out += [''] if any(r.interrupted for r in results.runs) else []
     out.append('| arch | verdict | pass | fail | known | skip | missing | build | boot+run | '
                'logs |')

@@ -97,6 +97,7 @@ def _header(results: Results, comparison: Optional[Comparison]) -> str:
             rows += [(f'run {i}', f'{r.finished}: {", ".join(r.arches)}')
                      for i, r in enumerate(results.runs, 1)]
         rows += [('partial', r.interrupted) for r in results.runs if r.interrupted]
+        rows += [('toolchain', line) for line in tables.toolchains(results)]
     if comparison:
         rows.append(('baseline', f'{comparison.run_id} ({comparison.where})'))
     since = ''

@@ -293,6 +293,7 @@ class Verdict:
     # suite -> cases this arch's kernel had to run (its .config decides: --drivers)
     declared: Dict[str, List[str]] = dataclasses.field(default_factory=dict)
     reused: bool = False        # not configured or built: an earlier build of the same inputs
+    toolchain: str = ''         # what built and booted it: toolchains.Toolchain.describe()
 
     @property
     def status(self) -> ArchStatus:
@@ -330,7 +331,8 @@ class Verdict:
                 'known': self.known,
                 'frames': [f.to_json() for f in self.frames],
                 'frames_malformed': [m.to_json() for m in self.malformed_frames],
-                'declared': self.declared, 'reused': self.reused}
+                'declared': self.declared, 'reused': self.reused,
+                'toolchain': self.toolchain}
 
     @classmethod
     def from_json(cls, data: Any, where: str) -> 'Verdict':
@@ -346,7 +348,8 @@ class Verdict:
                 facts={str(k): str(x) for k, x in dict(d.get('facts', {})).items()},
                 seconds={str(k): float(x) for k, x in dict(d.get('seconds', {})).items()},
                 logs={str(k): str(x) for k, x in dict(d.get('logs', {})).items()},
-                known=str(d.get('known', '')), reused=d.get('reused') is True)
+                known=str(d.get('known', '')), reused=d.get('reused') is True,
+                toolchain=str(d.get('toolchain', '')))
         frames, malformed = d.get('frames', []), d.get('frames_malformed', [])
         if not isinstance(frames, list) or not isinstance(malformed, list):
             raise ValueError(f'{where}: frames or frames_malformed is not a list')

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import (arches, baseline, deps, fmt, kernels, known_failures, outdir, report, series,
-               tables, tree)
+               tables, toolchains, tree)
 from .cache import Cache, Lock, default_root
 from .cli import run_main
 from .declared import declared_cases, expected_suites, module_functions, read_config
@@ -92,6 +92,12 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                         'changed, new, gone); never changes the exit status (default: the '
                         'previous run of the same tree base and arches in kunit-results/; '
                         '"none": no comparison)')
+    p.add_argument('--toolchain', default=toolchains.HOST, choices=toolchains.NAMES,
+                   help='what builds and boots the kernels: "host", the machine\'s compilers '
+                        'and QEMU (default; an arch the machine\'s Debian cannot build, sh '
+                        'and loongarch64 on Debian 12, takes the newer Debian its table entry '
+                        'names), or "debian-13" for every arch: a Debian 13 root made once in '
+                        'the cache (own build dirs)')
     p.add_argument('--list-arches', action='store_true', help='print the arch table and exit')
     p.add_argument('--list-kernels', action='store_true',
                    help='print the kernel table and exit')
@@ -211,20 +217,22 @@ def check_args(args: argparse.Namespace) -> Plan:
                 run_id=args.run_id or f'local-{stamp}-{secrets.token_hex(3)}')
 
 
-def check_machine(plan: Plan) -> Dict[str, HarnessError]:
-    """Packages, and what each arch needs here: the arches that cannot run, and why.
-    Exit 4 if none can, unless the expected file says so of each."""
+def check_machine(plan: Plan) -> Tuple[Dict[str, HarnessError], toolchains.Toolchains]:
+    """Packages, and what each arch needs here (from the toolchain it builds
+    with): the arches that cannot run, and why. Exit 4 if none can, unless
+    the expected file says so of each."""
     deps.ensure_packages(deps.BASE_PACKAGES
                          + deps.kernel_packages(None if plan.user_tree else plan.kernel)
                          + (deps.DEBUG_PACKAGES if plan.args.debug else ()), say)
-    problems = {a.name: p for a in plan.arches if (p := deps.arch_problem(a, say))}
+    chains = toolchains.Toolchains(plan.args.toolchain, Cache(default_root()), say)
+    problems = {a.name: p for a in plan.arches if (p := chains.arch_problem(a))}
     # Nothing to build: stop here, unless every arch is one the expected
     # file says cannot run (a fan-out job for it must pass, with a report).
     unexpected = [p for name, p in problems.items()
                   if not known_failures.whole_arch(plan.known, name)]
     if len(problems) == len(plan.arches) and unexpected:
         raise unexpected[0]
-    return problems
+    return problems, chains
 
 
 @dataclasses.dataclass(frozen=True)
@@ -258,7 +266,8 @@ def prepare_tree(plan: Plan, cache: Cache, ours: List[Path]) -> ReadyTree:
     return ReadyTree(prepared=prepared, base=base, layers=layers, label=label)
 
 
-def run_settings(plan: Plan, ready: ReadyTree, cache: Cache, lock: Lock) -> RunSettings:
+def run_settings(plan: Plan, ready: ReadyTree, cache: Cache, lock: Lock,
+                 chains: toolchains.Toolchains) -> RunSettings:
     """How kunit.py builds and boots every arch of this run."""
     args = plan.args
     # a --tree is taken to be current: slim, as the newest kernel
@@ -272,7 +281,8 @@ def run_settings(plan: Plan, ready: ReadyTree, cache: Cache, lock: Lock) -> RunS
                        profile='-'.join(p for p, on in (('full', not slim),
                                                          ('debug', args.debug),
                                                          ('drivers', args.drivers)) if on),
-                       slim=slim, kmemleak=args.debug, drivers=args.drivers, lock=lock)
+                       slim=slim, kmemleak=args.debug, drivers=args.drivers, lock=lock,
+                       toolchains=chains)
 
 
 def run_arches(plan: Plan, problems: Dict[str, HarnessError], settings: RunSettings,
@@ -300,6 +310,8 @@ def run_arches(plan: Plan, problems: Dict[str, HarnessError], settings: RunSetti
                 # the verdict names the logs where they will be
                 v = judge(result, expected_suites(built_tests, config), parser,
                           settings.timeout, ours, logs_in=plan.out / a.name)
+            v.toolchain = settings.toolchain(a).describe(a)
+            show(f'toolchain {v.toolchain}')
             known_failures.apply(v, plan.known)
             show(f'{v.status.value}: {tables.why(v)}')
             verdicts.append(v)
@@ -365,13 +377,14 @@ def run(args: argparse.Namespace) -> int:
     cache lock (6): the tree (5), each arch (3 and 1), results and reports
     into a staging directory renamed onto --out (9); then what it all says."""
     plan = check_args(args)
-    problems = check_machine(plan)
+    problems, chains = check_machine(plan)
     cache = Cache(default_root())
     with Lock(cache) as lock, outdir.Staging(plan.out) as staging:
         ours = [cache.root, plan.out, staging.path] + ([plan.out.parent] if plan.latest else [])
         ready = prepare_tree(plan, cache, ours)
         verdicts, interrupted = run_arches(plan, problems,
-                                           run_settings(plan, ready, cache, lock), staging.path)
+                                           run_settings(plan, ready, cache, lock, chains),
+                                           staging.path)
         results = record(plan, ready, verdicts, interrupted)
         comparison = plan.since.compare(results, RESULTS)
         write_results(staging.path, results, comparison)

@@ -311,3 +311,12 @@ def bands_text(bands: Dict[str, int]) -> str:
 def fixups_text(n: Optional[int]) -> str:
     """'-' where the arch has no fixup counter: not a count of 0."""
     return '-' if n is None else str(n)
+
+
+def toolchains(results: Results) -> List[str]:
+    """`arch, arch: toolchain` per toolchain of a run (compiler and QEMU versions)."""
+    by: Dict[str, List[str]] = {}
+    for name, v in results.arches.items():
+        if v.toolchain:
+            by.setdefault(v.toolchain, []).append(name)
+    return [f'{", ".join(names)}: {tc}' for tc, names in by.items()]

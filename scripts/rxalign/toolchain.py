@@ -18,9 +18,16 @@ import re
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Sequence
 
 from .cache import Cache
+
+# How a command runs: on the machine, or inside a Debian root (toolchains.py).
+Runner = Callable[[Sequence[str]], 'subprocess.CompletedProcess[str]']
+
+
+def run_here(cmd: Sequence[str]) -> 'subprocess.CompletedProcess[str]':
+    return subprocess.run(list(cmd), capture_output=True, text=True, check=False)
 
 PROBES = Path(__file__).resolve().parent.parent / 'probes'
 
@@ -36,6 +43,7 @@ class Probe:
     test: str                   # regex: a test of a register, group 1 that register
     looks_for: str              # what load and test find, in words
     bug: str
+    fixed_by: str = ''          # a toolchain without the bug, in words
 
     def path(self) -> Path:
         return PROBES / self.source
@@ -50,7 +58,10 @@ SH_TBIT = Probe(
     looks_for='test of the register delay_msec was loaded into',
     bug='drops the T-bit test in front of a conditional branch at -O2 (GCC\'s SH '
         'sh_treg_combine pass), so every kernel it builds is miscompiled: its zImage '
-        'decompressor takes its input for NULL and printk_delay() never returns')
+        'decompressor takes its input for NULL and printk_delay() never returns',
+    # GCC 14.2 (Debian 13's sh4-linux-gnu-gcc) tests the register: its
+    # disassembly is scripts/tests/fixtures/toolchain/sh_tbit-gcc14.2-O2.dis
+    fixed_by='--toolchain debian-13 (its sh4-linux-gnu-gcc 14.2 builds it right)')
 
 
 def function_body(disassembly: str, function: str) -> Optional[List[str]]:
@@ -83,19 +94,21 @@ def miscompiled(probe: Probe, disassembly: str) -> bool:
     return not loaded & tested
 
 
-def check(probe: Probe, cross_compile: str) -> Optional[str]:
+def check(probe: Probe, cross_compile: str, run: Runner = run_here,
+          tmp_parent: Optional[Path] = None) -> Optional[str]:
     """None if the compiler builds the probe right; else why it cannot be
-    used, and what to do."""
+    used, and what to do.  @run runs the compiler (inside a root, where
+    @tmp_parent is a directory that has the same path inside and out)."""
     gcc = f'{cross_compile}gcc'
-    with tempfile.TemporaryDirectory(prefix='rxalign-probe-') as tmp:
+    if tmp_parent:
+        tmp_parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix='rxalign-probe-', dir=tmp_parent) as tmp:
         obj = Path(tmp) / 'probe.o'
-        cc = subprocess.run([gcc, '-O2', '-c', '-o', str(obj), str(probe.path())],
-                            capture_output=True, text=True, check=False)
+        cc = run([gcc, '-O2', '-c', '-o', str(obj), str(probe.path())])
         if cc.returncode != 0:
             return (f'{gcc} cannot compile the probe {probe.path()}: '
                     f'{cc.stderr.strip()[-300:]}; check the compiler')
-        dis = subprocess.run([f'{cross_compile}objdump', '-d', '--no-show-raw-insn', str(obj)],
-                             capture_output=True, text=True, check=False)
+        dis = run([f'{cross_compile}objdump', '-d', '--no-show-raw-insn', str(obj)])
     try:
         if dis.returncode == 0 and not miscompiled(probe, dis.stdout):
             return None
@@ -103,12 +116,12 @@ def check(probe: Probe, cross_compile: str) -> Optional[str]:
         return f'{cross_compile}objdump output not understood: {e}; check binutils'
     if dis.returncode != 0:
         return f'{cross_compile}objdump failed on the probe: {dis.stderr.strip()[-300:]}'
-    version = subprocess.run([gcc, '--version'], capture_output=True, text=True,
-                             check=False).stdout.splitlines()
+    version = run([gcc, '--version']).stdout.splitlines()
     return (f'{version[0] if version else gcc} {probe.bug} (probe: {probe.path()}: '
             f'{probe.function} has no {probe.looks_for}); put a {gcc} without the bug '
-            'first on PATH (a symlink to another GCC for the arch will do), or leave the '
-            'arch out of --arch')
+            'first on PATH (a symlink to another GCC for the arch will do), '
+            + (f'or run with {probe.fixed_by}, ' if probe.fixed_by else '')
+            + 'or leave the arch out of --arch')
 
 
 CCACHE_SIZE = '5G'

@@ -287,7 +287,7 @@ def _apply_patch(tree: Path, patch: Path, layer: str) -> None:
     proc = _git(tree, 'am', '-q', '--committer-date-is-author-date', str(patch.resolve()),
                 env=BASE_IDENTITY, check=False)
     if proc.returncode != 0:
-        _git(tree, 'am', '--abort', check=False)
+        _git(tree, 'am', '--abort', env=BASE_IDENTITY, check=False)
         detail = (proc.stdout + proc.stderr).strip().splitlines()
         first = next((ln for ln in detail if 'error' in ln.lower()), detail[0] if detail else '')
         what = '--patches' if layer == 'extra' else f'the series in kernel-patches/{layer}/'
@@ -336,7 +336,7 @@ def prepare(cache: Cache, base: Base, layers: Sequence[Layer], log: Log) -> Prep
         return PreparedTree(tree, base, base_commit, head, reused=True)
 
     if interrupted:
-        _git(tree, 'am', '--abort', check=False)
+        _git(tree, 'am', '--abort', env=BASE_IDENTITY, check=False)
     log(f'updating the test tree {tree} ({len(wanted) - keep} layer(s) to apply)')
     # Only a clean tree is what HEAD says: then its dates can be kept.
     before = _blobs_and_mtimes(tree, start) if clean and head else {}

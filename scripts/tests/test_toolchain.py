@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
+from typing import Sequence
 
 import pytest
 
@@ -76,3 +78,21 @@ def test_unreadable_objdump_output_is_a_message_not_a_crash(
         script.chmod(0o755)
     msg = toolchain.check(toolchain.SH_TBIT, str(fake))
     assert msg and 'not understood' in msg and 'probe_emit' in msg
+
+
+def test_debian_13s_gcc_14_builds_the_probe_right() -> None:
+    """Debian 13's sh4-linux-gnu-gcc 14.2.0 at -O2 keeps `tst r4,r4` after the
+    load of delay_msec: no pass needs disabling, --toolchain debian-13 builds sh."""
+    gcc14 = (SAVED / 'sh_tbit-gcc14.2-O2.dis').read_text()
+    assert not toolchain.miscompiled(toolchain.SH_TBIT, gcc14)
+    # the same code with that test gone is what GCC 12.2 emits, and is caught
+    assert toolchain.miscompiled(toolchain.SH_TBIT, gcc14.replace('tst\tr4,r4', 'nop'))
+
+
+def test_the_probe_message_names_the_toolchain_that_builds_sh(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    def fake(cmd: Sequence[str]) -> 'subprocess.CompletedProcess[str]':
+        out = BROKEN if 'objdump' in cmd[0] else 'sh4-linux-gnu-gcc (Debian 12.2.0-14) 12.2.0\n'
+        return subprocess.CompletedProcess(list(cmd), 0, out, '')
+    bug = toolchain.check(toolchain.SH_TBIT, 'sh4-linux-gnu-', run=fake)
+    assert bug and 'sh_treg_combine' in bug and '--toolchain debian-13' in bug

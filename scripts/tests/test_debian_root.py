@@ -1,0 +1,195 @@
+"""The Debian root of --toolchain: made whole or not at all, failures named, exit 4.
+
+mmdebstrap is replaced by a script that does what the real one did on this
+machine (its saved messages are in fixtures/debian_root/): the real runs
+(no network, a wrong keyring, a full disk) are in the README.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Sequence
+
+import pytest
+
+from rxalign import debian_root, deps
+from rxalign.arches import BY_NAME
+from rxalign.cache import Cache
+from rxalign.exitcodes import Exit, HarnessError
+from rxalign.kunit_driver import tcg_only
+from rxalign.toolchains import HOST, Toolchain, Toolchains, check_root_tools
+
+SAVED = Path(__file__).parent / 'fixtures' / 'debian_root'
+RELEASE = debian_root.RELEASES['debian-13']
+
+
+def fake_mmdebstrap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str) -> Path:
+    """An mmdebstrap first on PATH that runs @body with $target set; its calls logged."""
+    bin_dir = tmp_path / 'bin'
+    bin_dir.mkdir()
+    calls = tmp_path / 'calls'
+    script = bin_dir / 'mmdebstrap'
+    script.write_text('#!/bin/sh\n'
+                      f'echo "$@" >> {calls}\n'
+                      'target=$(for a; do case $a in /*) echo "$a"; break ;; esac; done)\n'
+                      + body + '\n')
+    script.chmod(0o755)
+    monkeypatch.setenv('PATH', f'{bin_dir}:{os.environ["PATH"]}')
+    monkeypatch.setattr(deps, 'ensure_packages', lambda pkgs, log: None)
+    monkeypatch.setattr(debian_root, 'machine_mirror', lambda: 'http://mirror.invalid/debian/')
+    return calls
+
+
+def make(tmp_path: Path) -> Path:
+    return debian_root.make_root(RELEASE, Cache(tmp_path / 'cache'), lambda m: None)
+
+
+def test_a_root_is_made_once_and_renamed_into_place_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = fake_mmdebstrap(tmp_path, monkeypatch, 'mkdir -p "$target/usr/bin"')
+    path = make(tmp_path)
+    assert path == tmp_path / 'cache/roots/debian-13'
+    assert (path / debian_root.COMPLETE).is_file()
+    assert '[signed-by=' in calls.read_text()       # this keyring alone, not the machine's apt's
+    make(tmp_path)
+    assert len(calls.read_text().splitlines()) == 1     # made once
+    assert [p.name for p in path.parent.iterdir()] == ['debian-13']
+
+
+@pytest.mark.parametrize('saved, says', [
+    ('no-network.txt', 'no network'),
+    ('wrong-keyring.txt', 'does not check against'),
+    ('disk-full.txt', 'disk full'),
+    ('failed-package.txt', 'a package failed'),
+])
+def test_a_failed_root_is_exit_4_with_the_reason_and_nothing_is_kept(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, saved: str, says: str) -> None:
+    # mmdebstrap got halfway: files in its target, then its error and exit 25
+    fake_mmdebstrap(tmp_path, monkeypatch, 'mkdir -p "$target/usr/bin"; touch "$target/etc"\n'
+                    f'cat {SAVED / saved} >&2; exit 25')
+    with pytest.raises(HarnessError) as err:
+        make(tmp_path)
+    assert err.value.status == Exit.ENVIRONMENT
+    assert says in err.value.message and 'nothing was kept' in err.value.message
+    roots = tmp_path / 'cache/roots'
+    assert list(roots.iterdir()) == []      # no half-made root for the next run
+
+
+def test_the_next_run_after_a_failure_makes_the_root_anew(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    flag = tmp_path / 'fail-once'
+    flag.touch()
+    fake_mmdebstrap(tmp_path, monkeypatch, f'mkdir -p "$target/usr"\nif [ -e {flag} ]; then '
+                    f'rm {flag}; cat {SAVED / "no-network.txt"} >&2; exit 25; fi')
+    with pytest.raises(HarnessError):
+        make(tmp_path)
+    assert (make(tmp_path) / debian_root.COMPLETE).is_file()
+
+
+def test_a_partial_root_a_killed_run_left_is_removed_not_used(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_mmdebstrap(tmp_path, monkeypatch, 'mkdir -p "$target/usr"')
+    stale = tmp_path / 'cache/roots/.debian-13.partial-999999999'
+    (stale / 'usr/bin').mkdir(parents=True)
+    make(tmp_path)
+    assert not stale.exists()
+
+
+def test_a_root_without_its_completion_mark_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_mmdebstrap(tmp_path, monkeypatch, 'exit 99')
+    (tmp_path / 'cache/roots/debian-13/usr').mkdir(parents=True)
+    with pytest.raises(HarnessError) as err:
+        make(tmp_path)
+    assert err.value.status == Exit.ENVIRONMENT and 'remove it' in err.value.message
+
+
+def test_a_missing_keyring_names_the_package(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_mmdebstrap(tmp_path, monkeypatch, 'exit 99')
+    with pytest.raises(HarnessError) as err:
+        debian_root.make_root(RELEASE, Cache(tmp_path / 'cache'), lambda m: None,
+                              keyring=tmp_path / 'none.gpg')
+    assert 'apt-get install debian-archive-keyring' in err.value.message
+
+
+def test_commands_keep_their_pid_and_see_repository_and_cache_at_their_paths() -> None:
+    root = debian_root.Root(Path('/c/roots/debian-13'), RELEASE, (Path('/repo'), Path('/c')))
+    cmd = root.command(['make', 'all'], Path('/c/trees/t'))
+    assert cmd[:2] == ['unshare', '--mount'] and '--fork' not in cmd
+    assert cmd[-6:] == ['/c/trees/t', '/repo', '/c', '--', 'make', 'all']
+
+
+def test_installed_packages_are_read_from_the_roots_dpkg_status(tmp_path: Path) -> None:
+    status = tmp_path / 'var/lib/dpkg/status'
+    status.parent.mkdir(parents=True)
+    status.write_text('Package: gcc\nStatus: install ok installed\n\n'
+                      'Package: qemu-system-misc\nStatus: deinstall ok config-files\n')
+    root = debian_root.Root(tmp_path, RELEASE, ())
+    assert root.missing(['gcc', 'qemu-system-misc', 'gcc']) == ['qemu-system-misc']
+
+
+def test_sh_and_loongarch64_take_debian_13_on_debian_12_only(tmp_path: Path) -> None:
+    cache = Cache(tmp_path)
+    on12 = Toolchains(HOST, cache, print, machine=12)
+    on13 = Toolchains(HOST, cache, print, machine=13)
+    forced = Toolchains('debian-13', cache, print, machine=13)
+    for name in ('sh', 'loongarch64'):
+        assert on12.name_for(BY_NAME[name]) == 'debian-13'
+        assert on13.name_for(BY_NAME[name]) == HOST
+    assert on12.name_for(BY_NAME['x86_64']) == HOST
+    assert forced.name_for(BY_NAME['x86_64']) == 'debian-13'
+    assert on12.for_arch(BY_NAME['x86_64']).build_suffix == ''
+
+
+def test_an_unknown_toolchain_is_a_usage_error(tmp_path: Path) -> None:
+    with pytest.raises(HarnessError) as err:
+        Toolchains('debian-99', Cache(tmp_path), print)
+    assert err.value.status == Exit.USAGE and 'debian-13' in err.value.message
+
+
+def fake_root(tmp_path: Path, binaries: Sequence[str]) -> debian_root.Root:
+    path = tmp_path / 'roots/debian-13'
+    (path / 'usr/bin').mkdir(parents=True)
+    for b in binaries:
+        (path / 'usr/bin' / b).write_text('')
+    return debian_root.Root(path, RELEASE, ())
+
+
+def test_an_arch_whose_tools_are_not_in_the_root_is_exit_4_naming_the_table(
+        tmp_path: Path) -> None:
+    root = fake_root(tmp_path, ['sh4-linux-gnu-gcc'])     # no qemu-system-sh4
+    with pytest.raises(HarnessError) as err:
+        check_root_tools(BY_NAME['sh'], root, Cache(tmp_path))
+    assert err.value.status == Exit.ENVIRONMENT
+    assert 'qemu-system-sh4 not found in the Debian 13 (trixie) root' in err.value.message
+    assert 'arches.py' in err.value.message
+
+
+def test_the_tcg_wrapper_of_a_root_runs_the_roots_qemu(tmp_path: Path) -> None:
+    root = fake_root(tmp_path, ['qemu-system-sh4'])
+    env = {'PATH': '/usr/bin'}
+    tcg_only(BY_NAME['sh'], Cache(tmp_path / 'cache'), env, Toolchain('debian-13', root))
+    wrapper = tmp_path / 'cache/tcg-only/debian-13/qemu-system-sh4'
+    assert "'/usr/bin/qemu-system-sh4'" in wrapper.read_text()
+    assert env['PATH'].startswith(f'{wrapper.parent}:')
+
+
+def test_a_root_that_could_not_be_made_is_tried_once_per_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = fake_mmdebstrap(tmp_path, monkeypatch,
+                            f'cat {SAVED / "no-network.txt"} >&2; exit 25')
+    chains = Toolchains(HOST, Cache(tmp_path / 'cache'), lambda m: None, machine=12)
+    problems = [chains.arch_problem(BY_NAME[a]) for a in ('sh', 'loongarch64')]
+    assert all(p and p.status == Exit.ENVIRONMENT and 'no network' in p.message
+               for p in problems)
+    assert len(calls.read_text().splitlines()) == 1
+
+
+def test_a_root_needs_root_and_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr('rxalign.debian_root.os.geteuid', lambda: 1000)
+    with pytest.raises(HarnessError) as err:
+        debian_root.open_root(RELEASE, Cache(tmp_path), lambda m: None)
+    assert err.value.status == Exit.ENVIRONMENT and 'run as root' in err.value.message
+    assert not (tmp_path / 'roots').exists()
