@@ -301,3 +301,12 @@ def test_compile_test_finds_the_files_and_symbols(tree: Path) -> None:
     assert compile_test.kconfig_symbol(tree, 'net/core/skbuff.c') == compile_test.BUILTIN
     assert compile_test.kconfig_symbol(tree, 'net/core/sysctl_net_core.c') == 'SYSCTL'
     assert compile_test.kconfig_symbol(tree, 'net/core/core.c') is None
+    # tulip's shape: tulip_core.o is part of the module tulip.o
+    (tree / 'drivers/net/tulip').mkdir()
+    (tree / 'drivers/net/tulip/Makefile').write_text(
+        'obj-$(CONFIG_TULIP)\t\t+= tulip.o\n'
+        'tulip-objs\t\t\t:= eeprom.o interrupt.o media.o \\\n\t\t\t   timer.o tulip_core.o\t\t\\\n'
+        '\t\t\t   21142.o pnic.o pnic2.o\n')
+    assert compile_test.kconfig_symbol(tree, 'drivers/net/tulip/tulip_core.c') == 'TULIP'
+    assert compile_test.kconfig_symbol(tree, 'drivers/net/tulip/pnic2.c') == 'TULIP'
+    assert compile_test.kconfig_symbol(tree, 'drivers/net/tulip/other.c') is None
