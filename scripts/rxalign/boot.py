@@ -11,6 +11,7 @@ so the make target follows the config.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import re
 from pathlib import Path
 from typing import Optional
@@ -22,11 +23,16 @@ TREE_CONFIGS = 'tools/testing/kunit/qemu_configs'
 _IMAGES = ('vmlinux', 'vmlinuz', 'zImage', 'Image', 'image', 'bzImage')
 
 
+class ConfigSource(str, enum.Enum):
+    TREE = 'tree'       # the tree's own tools/testing/kunit/qemu_configs/
+    OURS = 'ours'       # scripts/qemu_configs/
+
+
 @dataclasses.dataclass(frozen=True)
 class Boot:
     kunit_arg: str              # --arch=NAME (the tree's config) or --qemu_config=PATH (ours)
     image: str                  # the make target of what QEMU boots
-    source: str                 # for logs and reports: 'tree' or 'ours'
+    source: ConfigSource        # whose config (build.log shows the kunit.py command)
     config_file: Optional[Path]  # the file that decides, for the build stamp
 
 
@@ -46,11 +52,11 @@ def boot(arch: Arch, tree: Path, kmemleak: bool = False) -> Boot:
     """How @arch boots from @tree: see the module comment."""
     ours = arch.qemu_config_path(kmemleak)
     if ours is None:
-        return Boot(f'--arch={arch.kunit_arch}', arch.image, 'tree',
+        return Boot(f'--arch={arch.kunit_arch}', arch.image, ConfigSource.TREE,
                     tree_config(tree, arch.kunit_arch))
     theirs = tree_config(tree, arch.name)
     if kmemleak or arch.own_config or theirs is None:
-        return Boot(f'--qemu_config={ours}', arch.image, 'ours', ours)
-    return Boot(f'--arch={arch.name}', image_of(theirs), 'tree', theirs)
+        return Boot(f'--qemu_config={ours}', arch.image, ConfigSource.OURS, ours)
+    return Boot(f'--arch={arch.name}', image_of(theirs), ConfigSource.TREE, theirs)
 
 

@@ -388,6 +388,12 @@ def _names(names: List[str], n: int = 3) -> str:
     return ', '.join(names[:n]) + (' ...' if len(names) > n else '')
 
 
+def _failed_frame(f: Frame) -> bool:
+    """A frame line the case that printed it judged failed, or with fixups counted."""
+    fixups = f.extra.get('fixups', '')
+    return f.verdict == FrameVerdict.FAIL or (fixups.isdigit() and int(fixups) > 0)
+
+
 def decide(v: Verdict) -> Tuple[ArchStatus, str]:
     """An arch's status and one-line cause: the one place that decides it.
 
@@ -400,6 +406,8 @@ def decide(v: Verdict) -> Tuple[ArchStatus, str]:
       a declared case absent, or a case crashed     -> infra
       a case failed (a kernel splat in its window fails it), or skipped
       without a reason, and no rule expects it      -> failed (exit 1)
+      a case passed but printed a frame it judged failed, or one that took
+      an unaligned-access fixup (the log contradicts itself) -> failed
       else                                          -> passed (exit 0)
     An `ARCH: *` rule (v.known) makes a problem known only when no case ran
     at all: never a failure, crash, hang or missing case of an arch that
@@ -416,12 +424,17 @@ def decide(v: Verdict) -> Tuple[ArchStatus, str]:
     else:
         failed = [c.name for c in v.cases if c.gating and c.status == CaseStatus.FAIL]
         silent = [c.name for c in v.cases if c.gating and c.status == CaseStatus.SKIP]
-        if failed or silent:
+        contradicted = [c.name for c in v.cases if c.status == CaseStatus.PASS
+                        and any(_failed_frame(f) for f in v.frames_of(c.name))]
+        if failed or silent or contradicted:
             parts = []
             if failed:
                 parts.append(f'{len(failed)} failed: {_names(failed)}')
             if silent:
                 parts.append(f'{len(silent)} skipped without a reason: {_names(silent)}')
+            if contradicted:
+                parts.append(f'{len(contradicted)} passed but printed a failed frame: '
+                             f'{_names(contradicted)}')
             return ArchStatus.FAILED, f'{v.arch}: {"; ".join(parts)}{_see(v)}'
         known = v.count('XFAIL')
         return ArchStatus.PASSED, (f'{v.arch}: {v.count("PASS")} passed, {v.count("SKIP")} '

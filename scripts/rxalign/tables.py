@@ -287,8 +287,10 @@ def nic_counts(results: Results) -> List[NicCount]:
             lost = {m.groups() for m in _LOST.finditer(text)}
             seen = {(f.frame, str(f.length)) for f in frames}
             bands: Dict[str, int] = {}
-            counted = [int(f.extra['fixups']) for f in frames
-                       if f.extra.get('fixups', '-1').isdigit()]
+            # per frame sent: a resent frame that arrived twice prints its
+            # count (taken over all its sends) on each copy
+            counted = {(f.frame, f.length): int(f.extra['fixups']) for f in frames
+                       if f.extra.get('fixups', '-1').isdigit()}
             for f in frames:
                 band = f.extra.get('band', '?')
                 bands[band] = bands.get(band, 0) + 1
@@ -300,7 +302,7 @@ def nic_counts(results: Results) -> List[NicCount]:
                 off=sum(1 for f in frames if f.nh_mod4 not in (None, 0)),
                 failed=sum(1 for f in frames if f.verdict == FrameVerdict.FAIL),
                 lost=len(lost - seen), resent=len(_RESENT.findall(text)), bands=bands,
-                fixups=sum(counted) if counted else None))
+                fixups=sum(counted.values()) if counted else None))
     return out
 
 

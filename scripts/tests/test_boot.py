@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from rxalign.arches import BY_NAME
-from rxalign.boot import boot, image_of
+from rxalign.boot import ConfigSource, boot, image_of
 
 CONFIG = """from ..qemu_config import QemuArchParams
 QEMU_ARCH = QemuArchParams(linux_arch='mips', kconfig='', qemu_arch='mips',
@@ -23,13 +23,13 @@ def _tree(tmp_path: Path, **configs: str) -> Path:
 def test_the_trees_config_wins_and_decides_the_image(tmp_path: Path) -> None:
     tree = _tree(tmp_path, mips='vmlinuz', sparc64='arch/sparc/boot/image')
     mips = boot(BY_NAME['mips'], tree)
-    assert (mips.kunit_arg, mips.image, mips.source) == ('--arch=mips', 'vmlinuz', 'tree')
+    assert (mips.kunit_arg, mips.image, mips.source) == ('--arch=mips', 'vmlinuz', ConfigSource.TREE)
     assert boot(BY_NAME['sparc64'], tree).image == 'image'
 
 
 def test_ours_where_the_tree_has_none(tmp_path: Path) -> None:
     b = boot(BY_NAME['mips'], _tree(tmp_path))
-    assert b.source == 'ours' and b.kunit_arg.endswith('scripts/qemu_configs/mips.py')
+    assert b.source == ConfigSource.OURS and b.kunit_arg.endswith('scripts/qemu_configs/mips.py')
     assert b.image == 'vmlinux' and b.config_file is not None and b.config_file.is_file()
 
 
@@ -37,7 +37,7 @@ def test_ours_where_debian_12_cannot_boot_the_trees(tmp_path: Path) -> None:
     tree = _tree(tmp_path, powerpc='vmlinux', powerpcle='vmlinux', riscv32='arch/riscv/boot/Image')
     for name in ('powerpc', 'powerpcle', 'riscv32'):
         assert BY_NAME[name].own_config
-        assert boot(BY_NAME[name], tree).source == 'ours', name
+        assert boot(BY_NAME[name], tree).source == ConfigSource.OURS, name
 
 
 def test_kmemleak_boots_ours_and_kunit_arches_the_tree(tmp_path: Path) -> None:

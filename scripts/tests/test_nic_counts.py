@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from types import ModuleType
 
@@ -12,6 +13,8 @@ from rxalign.verdict import judge
 
 HERE = Path(__file__).resolve().parent / 'fixtures'
 LOG = HERE / 'drivers' / 'sparc64-tulip-unfixed.ktap'
+# what a --drivers kernel declares: the drivers suite alone
+DRIVERS_ONLY = {'net_rx_align_drivers': ['rx_drivers_bound', 'rx_driver_frames_case']}
 
 
 def results(parser: ModuleType) -> Results:
@@ -50,3 +53,35 @@ def test_fixups_are_summed_per_nic_and_dash_without_a_counter(parser: ModuleType
     assert (counts['e1000'].fixups, counts['hme'].fixups, counts['hme'].resent) == (0, 0, 4)
     assert counts['hme'].sent == 7 and counts['hme'].lost == 0
     assert tables.fixups_text(None) == '-'
+
+
+def test_a_resent_frame_that_arrived_twice_counts_its_fixups_once(parser: ModuleType) -> None:
+    r = results(parser)
+    v = r.arches['sparc64']
+    tulip = [f for f in v.frames if f.driver == 'tulip' and f.frame == 'vlan_ipv4']
+    assert tulip
+    twice = dataclasses.replace(tulip[0], extra=dict(tulip[0].extra, fixups='3'))
+    v.frames += [twice, dataclasses.replace(twice)]
+    assert {c.nic: c.fixups for c in tables.nic_counts(r)}['tulip'] == 3
+
+
+def test_a_passing_case_with_a_failed_frame_fails_the_arch(parser: ModuleType,
+                                                           tmp_path: Path) -> None:
+    """The gate against a log that contradicts itself: tulip's case says ok
+    while its tagged frame says fail (as a test whose assertion was lost would)."""
+    text = (HERE / 'drivers' / 'sparc64-tulip-unfixed-fixups.ktap').read_text()
+    lied = tmp_path / 'ktap.log'
+    lied.write_text(text.replace('        not ok 2 tulip', '        ok 2 tulip'))
+    assert '        ok 2 tulip' in lied.read_text()
+    v = judge(ArchRun(arch='sparc64', ktap_log=lied), DRIVERS_ONLY, parser, 300)
+    tulip = next(c for c in v.cases if c.name.endswith('.tulip'))
+    assert tulip.status.value == 'PASS'
+    assert v.status.value == 'failed' and 'passed but printed a failed frame' in v.cause
+    # the fixup count alone contradicts a pass too
+    lied.write_text(lied.read_text().replace('fixups=1 verdict=fail', 'fixups=1 verdict=pass'))
+    v = judge(ArchRun(arch='sparc64', ktap_log=lied), DRIVERS_ONLY, parser, 300)
+    assert v.status.value == 'failed', v.cause
+    # and the log as it was: failed for the case, not for a contradiction
+    v = judge(ArchRun(arch='sparc64', ktap_log=HERE / 'drivers' / 'sparc64-tulip-unfixed-fixups.ktap'),
+              DRIVERS_ONLY, parser, 300)
+    assert v.status.value == 'failed' and 'passed but printed' not in v.cause, v.cause
