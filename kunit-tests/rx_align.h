@@ -365,7 +365,7 @@ static inline struct rx_tap *rx_tap_add(struct kunit *test,
  */
 #define RX_TRAPS_MISALIGNED (IS_ENABLED(CONFIG_MIPS) || IS_ENABLED(CONFIG_SUPERH) || \
 			     IS_ENABLED(CONFIG_SPARC) || IS_ENABLED(CONFIG_ALPHA) || \
-			     IS_ENABLED(CONFIG_PARISC))
+			     IS_ENABLED(CONFIG_PARISC) || IS_ENABLED(CONFIG_ALIGNMENT_TRAP))
 
 struct rx_fixups {
 	struct perf_event *event;	/* PERF_COUNT_SW_ALIGNMENT_FAULTS */
@@ -421,6 +421,9 @@ static inline const char *rx_fixups_missing(void)
 	/* alpha counts into an array private to arch/alpha, and has no perf event */
 	if (IS_ENABLED(CONFIG_ALPHA))
 		return "no counter a test can read: alpha keeps its own in traps.c";
+	/* ARMv5 and older: arch/arm/mm/alignment.c's own (/proc/cpu/alignment) */
+	if (IS_ENABLED(CONFIG_ALIGNMENT_TRAP))
+		return "no counter a test can read: arm keeps its own in alignment.c";
 	if (!IS_ENABLED(CONFIG_PERF_EVENTS) && !IS_ENABLED(CONFIG_PARISC))
 		return "no counter: CONFIG_PERF_EVENTS is not set";
 	return NULL;

@@ -61,6 +61,8 @@ static const struct rx_driver rx_drivers[] = {
 	  "NET_SKB_PAD + NET_IP_ALIGN before napi_build_skb(), copybreak into napi_alloc_skb()" },
 	{ "e1000e", RX_IP_ALIGN, 256, RX_IP_ALIGN,
 	  "__netdev_alloc_skb_ip_align(); copybreak into napi_alloc_skb()" },
+	{ "igb", RX_IP_ALIGN, 0, RX_IP_ALIGN,
+	  "build_skb() on a page the device writes IGB_SKB_PAD (NET_SKB_PAD + NET_IP_ALIGN) into" },
 	{ "e100", RX_IP_ALIGN, 0, RX_IP_ALIGN,
 	  "netdev_alloc_skb_ip_align(), the device writes a 16-byte RFD before the frame",
 	  16 },
@@ -79,6 +81,23 @@ static const struct rx_driver rx_drivers[] = {
 	  RX_LEAD_VARIES },
 	{ "ne2k-pci", RX_PAD2, 0, RX_PAD2,
 	  "lib8390 copies (PIO) behind skb_reserve(skb, 2)" },
+	/* ne2k_isa: the same 8390 core, ne.c's ISA probe */
+	{ "ne", RX_PAD2, 0, RX_PAD2,
+	  "lib8390 copies (PIO) behind skb_reserve(skb, 2)" },
+	{ "smc91x", RX_PAD2, 0, RX_PAD2,
+	  "copies (PIO) behind skb_reserve(skb, 2)" },
+	/* usbnet, for QEMU's usb-net in its CDC Ethernet configuration */
+	{ "cdc_ether", RX_IP_ALIGN, 0, RX_IP_ALIGN,
+	  "usbnet's __netdev_alloc_skb_ip_align(), the URB fills it" },
+	{ "smsc911x", RX_IP_ALIGN, 0, RX_IP_ALIGN,
+	  "the FIFO hands NET_IP_ALIGN pad bytes first (RX_CFG), skipped by skb_reserve()" },
+	{ "calxedaxgmac", RX_IP_ALIGN, 0, RX_IP_ALIGN,
+	  "netdev_alloc_skb_ip_align()" },
+	{ "ftgmac100", RX_IP_ALIGN, 0, RX_IP_ALIGN,
+	  "netdev_alloc_skb_ip_align()" },
+	/* i.MX7's ENET has RACC: SHIFT16 is set whatever NET_IP_ALIGN is */
+	{ "fec", RX_DEVICE, 0, RX_DEVICE,
+	  "page_pool buffer after XDP headroom, the MAC writes 2 bytes first (RACC SHIFT16)" },
 #if defined(__alpha__) || defined(__arm__) || defined(__hppa__) || \
 	defined(CONFIG_SPARC) || defined(__ia64__) || defined(__sh__) || \
 	defined(__mips__)
@@ -152,12 +171,30 @@ static void rx_nics_down(void)
 	rx_nr_nics = 0;
 }
 
+static unsigned int rx_bound_nics(void)
+{
+	struct net_device *dev;
+	unsigned int n = 0;
+
+	rtnl_lock();
+	for_each_netdev(&init_net, dev)
+		if (dev->type == ARPHRD_ETHER && rx_driver_name(dev))
+			n++;
+	rtnl_unlock();
+	return n;
+}
+
 /* Every Ethernet device a driver bound, brought up; then wait for links. */
 static int rx_drivers_suite_init(struct kunit_suite *suite)
 {
 	struct net_device *dev;
 	unsigned int i, waited;
 	int err = 0;
+
+	/* a USB NIC appears once its hub has enumerated it, after the initcalls */
+	for (waited = 0; waited < 10000 && rx_bound_nics() < rx_expected_nics;
+	     waited += 100)
+		msleep(100);
 
 	rx_nr_nics = 0;
 	rtnl_lock();

@@ -121,6 +121,18 @@ MUTATIONS: Tuple[Mutation, ...] = (
              profile='drivers', kernel=NEWEST.name,
              not_in_ci='a sparc64 --drivers build of 7.3 (cold: about 8 minutes and the sparc64 '
                        'toolchain), which no other CI step makes'),
+    Mutation('smc91x-no-pad', 'armv5',
+             'a copy behind a literal 2 on an ARM CPU that traps: smc91x without its pad',
+             (('net_rx_align_drivers.rx_driver_frames_case.smc91x', 'traps on misaligned loads'),),
+             profile='drivers',
+             not_in_ci='an armv5 --drivers build (cold: about 4 minutes and the arm '
+                       'toolchain), which no other CI step makes'),
+    Mutation('smsc911x-no-ip-align', 'arm-vexpress',
+             'a board NIC on a NET_IP_ALIGN 2 arch: smsc911x without its data offset',
+             (('net_rx_align_drivers.rx_driver_frames_case.smsc911x', 'IP header'),),
+             profile='drivers',
+             not_in_ci='the arm boards\' multi_v7 --drivers build (cold: about 4 minutes and '
+                       'the arm toolchain), which no other CI step makes'),
     # the drivers suite's own holes: a test mutation, not a kernel one
     Mutation('drivers-row-missing', 'x86_64', 'a NIC whose driver has no row is no pass',
              (('net_rx_align_drivers.rx_driver_frames_case.e1000', 'has no row in rx_drivers[]'),),
