@@ -16,21 +16,36 @@ class Nic:
     """An emulated NIC for run-kunit --drivers: QEMU's device and what builds its driver."""
     qemu_device: str
     kconfig: Tuple[str, ...]   # CONFIG_ names, without the prefix
+    # the machine builds it in and takes it from -nic (model=), not -device
+    onboard: bool = False
 
 
 _PCI = ('PCI',)
 E1000 = Nic('e1000', _PCI + ('NET_VENDOR_INTEL', 'E1000'))
 E1000E = Nic('e1000e', _PCI + ('NET_VENDOR_INTEL', 'E1000E'))
+IGB = Nic('igb', _PCI + ('NET_VENDOR_INTEL', 'IGB'))    # QEMU 8.0 and later
 E100 = Nic('i82559er', _PCI + ('NET_VENDOR_INTEL', 'E100'))
 RTL8139_CP = Nic('rtl8139', _PCI + ('NET_VENDOR_REALTEK', '8139CP'))
 PCNET32 = Nic('pcnet', _PCI + ('NET_VENDOR_AMD', 'PCNET32'))
 NE2K_PCI = Nic('ne2k_pci', _PCI + ('NET_VENDOR_8390', 'NE2K_PCI'))
 TULIP = Nic('tulip', _PCI + ('NET_VENDOR_DEC', 'NET_TULIP', 'TULIP'))
 VMXNET3 = Nic('vmxnet3', _PCI + ('VMXNET3',))
+# on the ISA bus at the card's default port (0x300), found by ne.c's boot probe
+NE2K_ISA = Nic('ne2k_isa', ('ISA', 'NET_VENDOR_8390', 'NE2000'))
 VIRTIO_PCI = Nic('virtio-net-pci', _PCI + ('VIRTIO_MENU', 'VIRTIO_PCI', 'VIRTIO_NET'))
 SUNGEM = Nic('sungem', _PCI + ('NET_VENDOR_SUN', 'SUNGEM'))
 IBMVETH = Nic('spapr-vlan', ('NET_VENDOR_IBM', 'IBMVETH'))
 SUNHME = Nic('sunhme', _PCI + ('NET_VENDOR_SUN', 'HAPPYMEAL'))
+# the boards' own NICs
+SMC91X = Nic('smc91c111', ('GPIOLIB', 'NET_VENDOR_SMSC', 'SMC91X'), onboard=True)
+LAN9118 = Nic('lan9118', ('NET_VENDOR_SMSC', 'SMSC911X'), onboard=True)
+XGMAC = Nic('xgmac', ('NET_CALXEDA_XGMAC',), onboard=True)
+IMX_FEC = Nic('imx.enet', ('NET_VENDOR_FREESCALE', 'FEC'), onboard=True)
+FTGMAC100 = Nic('ftgmac100', ('NET_VENDOR_FARADAY', 'FTGMAC100'), onboard=True)
+VIRTIO_MMIO = Nic('virtio-net-device', ('VIRTIO_MENU', 'VIRTIO_MMIO', 'VIRTIO_NET'))
+# QEMU's USB network function (CDC Ethernet; RNDIS is its other configuration)
+USB_NET = Nic('usb-net', ('USB_SUPPORT', 'USB', 'USB_NET_DRIVERS', 'USB_USBNET',
+                          'USB_NET_CDCETHER'))
 # the virt machines' PCIe host bridge (ECAM), which kunit.py's configs leave out
 _ECAM = ('PCI', 'PCI_HOST_GENERIC')
 _X86_NICS = (E1000, E1000E, E100, PCNET32, NE2K_PCI, TULIP, VMXNET3, VIRTIO_PCI)
@@ -50,17 +65,26 @@ class Arch:
     image: str = 'all'                  # make target of what QEMU boots (kernel_path)
     kconfig: Tuple[str, ...] = ()       # extra kconfig lines for this arch
     slim: Tuple[str, ...] = ()          # cuts on top of scripts/kconfig/slim.config
+    # slim.config's cuts of symbols its Kconfig does not offer at all (kunit.py
+    # counts a "# CONFIG_X is not set" that .config cannot have as lost)
+    slim_absent: Tuple[str, ...] = ()
     default: bool = False               # part of a plain `run-kunit`
     defconfig: str = ''                 # compile-test: the make target of its base config
     compile_enable: Tuple[str, ...] = ()  # compile-test: options its defconfig leaves off
     nics: Tuple[Nic, ...] = ()          # --drivers: the NICs its QEMU machine is given
     nic_bus: Tuple[str, ...] = ()       # --drivers: what the machine's bus needs (CONFIG_ names)
     nic_qdev_bus: str = ''              # --drivers: the QEMU bus the NICs plug into, if not the default
+    nic_qemu: Tuple[str, ...] = ()      # --drivers: QEMU options the NICs need first
     probes: Tuple[Probe, ...] = ()      # compiler bugs to rule out before building
     policy: str = ''                    # one line for the README and reports
     # the Debian release (debian_root.RELEASES) whose compiler and QEMU build
     # and boot it when the machine's release is older: --toolchain host
     toolchain: str = ''
+    # another machine for that entry's kernel: one build (its directory and
+    # the kconfig of every entry that shares it), booted on this entry's QEMU
+    # machine; with another toolchain, the same kernel in a directory of its own
+    kernel_of: str = ''
+    dtb: str = ''                       # the device tree it boots with (built by `make dtbs`)
 
     def qemu_config_path(self, kmemleak: bool = False) -> Optional[Path]:
         name = self.kmemleak_qemu_config if kmemleak else self.qemu_config
@@ -73,11 +97,15 @@ class Arch:
 
     def nic_qemu_args(self) -> List[str]:
         """Every NIC on one QEMU hub: the guest's own link, no host network."""
-        args: List[str] = []
+        args: List[str] = list(self.nic_qemu)
         bus = f',bus={self.nic_qdev_bus}' if self.nic_qdev_bus else ''
         for i, nic in enumerate(self.nics):
-            args += ['-netdev', f'hubport,id=rxnic{i},hubid=0',
-                     '-device', f'{nic.qemu_device},netdev=rxnic{i},mac=52:54:00:12:34:{i + 1:02x}{bus}']
+            mac = f'mac=52:54:00:12:34:{i + 1:02x}'
+            if nic.onboard:
+                args += ['-nic', f'hubport,hubid=0,model={nic.qemu_device},{mac}']
+            else:
+                args += ['-netdev', f'hubport,id=rxnic{i},hubid=0',
+                         '-device', f'{nic.qemu_device},netdev=rxnic{i},{mac}{bus}']
         return args
 
 
@@ -95,13 +123,38 @@ def _cross(gcc: str, qemu: str) -> Tuple[str, ...]:
     return (gcc, qemu, _DATA)
 
 
+_X86_64_PACKAGES = ('gcc', 'qemu-system-x86')
+_QBOOT = ('/usr/share/qemu/qboot.rom',)
+_ARM_HF = 'arm-linux-gnueabihf-'
+_ARM_HF_PACKAGES = _cross('gcc-arm-linux-gnueabihf', 'qemu-system-arm')
+
+
+def _arm_board(name: str, dtb: str, nics: Tuple[Nic, ...], kconfig: Tuple[str, ...],
+               policy: str, nic_bus: Tuple[str, ...] = (), toolchain: str = '') -> Arch:
+    """A board that boots the arm entry's multi_v7 kernel: its machine and
+    console in scripts/qemu_configs/<name>.py, its device tree, its NICs."""
+    return Arch(name=name, kunit_arch='arm', cross_compile=_ARM_HF, packages=_ARM_HF_PACKAGES,
+                qemu_binary='qemu-system-arm', qemu_config=f'{name}.py', image='zImage',
+                kernel_of='arm', dtb=dtb, kconfig=kconfig, nics=nics, nic_bus=nic_bus,
+                toolchain=toolchain, policy=policy)
+
+
 ARCHES: Tuple[Arch, ...] = (
     Arch(name='x86_64', kunit_arch='x86_64', cross_compile='',
-         packages=('gcc', 'qemu-system-x86'), qemu_binary='qemu-system-x86_64',
-         firmware=('/usr/share/qemu/qboot.rom',), default=True, slim=_X86_SLIM,
+         packages=_X86_64_PACKAGES, qemu_binary='qemu-system-x86_64',
+         firmware=_QBOOT, default=True, slim=_X86_SLIM,
          kmemleak_qemu_config='x86_64-kmemleak.py', defconfig='x86_64_defconfig',
-         nics=_X86_NICS + (RTL8139_CP,),
+         nics=_X86_NICS + (RTL8139_CP, USB_NET), nic_qemu=('-device', 'qemu-xhci'),
+         # the xHCI host interrupts by MSI: without an ACPI table no PCI
+         # INTx line reaches it, and its command ring stops
+         nic_bus=('PCI_MSI', 'USB_XHCI_HCD'),
          policy='NET_IP_ALIGN 0 (arch override), 4K pages'),
+    # x86_64's kernel, built and booted in the Debian 13 root: QEMU 10 has igb
+    Arch(name='x86_64-igb', kunit_arch='x86_64', cross_compile='',
+         packages=_X86_64_PACKAGES, qemu_binary='qemu-system-x86_64',
+         firmware=_QBOOT, kernel_of='x86_64', toolchain='debian-13',
+         nics=(IGB, E1000),
+         policy='x86_64 pc under QEMU 10 (Debian 13): NET_IP_ALIGN 0 (arch override)'),
     Arch(name='powerpc', kunit_arch='powerpc', cross_compile='powerpc64-linux-gnu-',
          packages=_PPC, qemu_binary='qemu-system-ppc64',
          firmware=('/usr/share/qemu/vof.bin',), qemu_config='powerpc.py', image='vmlinux',
@@ -121,16 +174,21 @@ ARCHES: Tuple[Arch, ...] = (
          firmware=('/usr/share/seabios/bios-256k.bin',), slim=_X86_SLIM,
          # 3c515 is ISA, which only 32-bit x86 has
          defconfig='i386_defconfig', compile_enable=('ISA',),
-         nics=_X86_NICS + (RTL8139_CP,),
+         nics=_X86_NICS + (RTL8139_CP, NE2K_ISA),
          policy='x86 32-bit: NET_IP_ALIGN 0 (arch override)'),
     Arch(name='arm64', kunit_arch='arm64', cross_compile='aarch64-linux-gnu-',
          packages=_cross('gcc-aarch64-linux-gnu', 'qemu-system-arm'),
          qemu_binary='qemu-system-aarch64',
          nics=(E1000E, E1000, RTL8139_CP, TULIP, VIRTIO_PCI), nic_bus=_ECAM,
          policy='NET_IP_ALIGN 0 (arch override), 4K pages'),
-    Arch(name='arm', kunit_arch='arm', cross_compile='arm-linux-gnueabihf-',
-         packages=_cross('gcc-arm-linux-gnueabihf', 'qemu-system-arm'),
+    Arch(name='arm', kunit_arch='arm', cross_compile=_ARM_HF, packages=_ARM_HF_PACKAGES,
          qemu_binary='qemu-system-arm',
+         # no tulip: on 6.12 its probe gave up without a word (enabling the
+         # device, then no netdev; not looked into), which rx_drivers_bound failed
+         nics=(E1000E, E1000, RTL8139_CP, PCNET32, NE2K_PCI, VMXNET3, VIRTIO_PCI),
+         # the PCIe host's ECAM below 4 GB: the kernel, shared with the
+         # Cortex-A9 boards, has no LPAE to reach it above
+         nic_bus=_ECAM, nic_qemu=('-machine', 'highmem=off'),
          policy='ARMv7 virt: NET_IP_ALIGN 2 (generic)'),
     Arch(name='riscv', kunit_arch='riscv', cross_compile='riscv64-linux-gnu-',
          packages=_cross('gcc-riscv64-linux-gnu', 'qemu-system-misc'),
@@ -220,6 +278,42 @@ ARCHES: Tuple[Arch, ...] = (
          qemu_binary='qemu-system-riscv32', qemu_config='riscv32.py', image='Image',
          own_config='M-mode: Debian 12 has no rv32 OpenSBI for the tree\'s S-mode kernel',
          policy='rv32 virt, M-mode without MMU: NET_IP_ALIGN 2 (generic)'),
+    # An ARM CPU that traps on misaligned loads, with PCI.
+    Arch(name='armv5', kunit_arch='arm', cross_compile='arm-linux-gnueabi-',
+         packages=_cross('gcc-arm-linux-gnueabi', 'qemu-system-arm'),
+         qemu_binary='qemu-system-arm', qemu_config='armv5.py', image='zImage',
+         dtb='versatile-pb.dtb', kconfig=_PERF,
+         slim_absent=('# CONFIG_HIBERNATION is not set', '# CONFIG_SECRETMEM is not set'),
+         # no virtio_net: on versatilepb (QEMU 7.2, 6.12) the frames it sent
+         # carried 4 bytes in front of the MAC header, and it dropped every
+         # frame it received, whatever the sender (a pcap of the hub shows both)
+         nics=(SMC91X, RTL8139_CP, E1000, PCNET32, NE2K_PCI, TULIP),
+         nic_bus=('PCI', 'PCI_VERSATILE'),
+         policy='ARMv5 ARM926EJ-S versatilepb: NET_IP_ALIGN 2 (generic), traps on misaligned loads'),
+    # Boards with the NICs SoCs carry, booting the arm entry's multi_v7 kernel.
+    _arm_board('arm-vexpress', 'vexpress-v2p-ca9.dtb', (LAN9118, VIRTIO_MMIO),
+               ('CONFIG_ARCH_VEXPRESS=y',),
+               policy='Cortex-A9 vexpress-a9: NET_IP_ALIGN 2 (generic)'),
+    _arm_board('arm-highbank', 'highbank.dtb', (XGMAC, XGMAC), ('CONFIG_ARCH_HIGHBANK=y',),
+               policy='Cortex-A9 Calxeda Highbank: NET_IP_ALIGN 2 (generic)'),
+    # the board's device tree enables all four MACs
+    _arm_board('arm-ast2600', 'aspeed-ast2600-evb.dtb', (FTGMAC100,) * 4,
+               ('CONFIG_ARCH_ASPEED=y', 'CONFIG_MACH_ASPEED_G6=y', 'CONFIG_SERIAL_8250=y',
+                'CONFIG_SERIAL_8250_CONSOLE=y', 'CONFIG_SERIAL_OF_PLATFORM=y',
+                # the console is the fifth UART: ttyS4
+                'CONFIG_SERIAL_8250_NR_UARTS=5', 'CONFIG_SERIAL_8250_RUNTIME_UARTS=5',
+                'CONFIG_WATCHDOG=y', 'CONFIG_ASPEED_WATCHDOG=y'),
+               nic_bus=('MDIO_DEVICE', 'MDIO_ASPEED'),
+               policy='Cortex-A7 AST2600 EVB: NET_IP_ALIGN 2 (generic)'),
+    _arm_board('arm-imx7', 'imx7d-sdb.dtb', (IMX_FEC, IMX_FEC),
+               ('CONFIG_ARCH_MXC=y', 'CONFIG_SOC_IMX7D=y', 'CONFIG_SERIAL_IMX=y',
+                'CONFIG_SERIAL_IMX_CONSOLE=y',
+                # the first ENET's PHY reset line is on a 74HC595 behind spi-gpio
+                'CONFIG_GPIO_MXC=y', 'CONFIG_SPI=y', 'CONFIG_SPI_GPIO=y', 'CONFIG_GPIO_74X164=y'),
+               # both PHYs sit on the first ENET's MDIO bus, which QEMU models
+               # from 8.1 on: 7.2's second ENET finds no PHY
+               toolchain='debian-13',
+               policy='Cortex-A7 i.MX7 Dual SABRE: NET_IP_ALIGN 2 (generic)'),
     # Debian 12 has no LoongArch cross compiler; Debian 13 has GCC 14 and QEMU 10.
     Arch(name='loongarch64', kunit_arch='loongarch', cross_compile='loongarch64-linux-gnu-',
          packages=_cross('gcc-loongarch64-linux-gnu', 'qemu-system-misc'),
@@ -231,16 +325,33 @@ ARCHES: Tuple[Arch, ...] = (
 BY_NAME: Dict[str, Arch] = {a.name: a for a in ARCHES}
 
 
+def builder(arch: Arch) -> Arch:
+    """The entry whose build @arch boots: itself, or its kernel_of."""
+    return BY_NAME[arch.kernel_of] if arch.kernel_of else arch
+
+
+def kernel_kconfig(arch: Arch, drivers: bool, slim: bool) -> List[str]:
+    """The kconfig lines of @arch's kernel: those of every entry that boots it,
+    so each of them configures the same kernel and none rebuilds it."""
+    base = builder(arch)
+    lines = [line for a in ARCHES if builder(a) is base
+             for line in (*a.kconfig, *(a.slim if slim else ()),
+                          *(a.nic_kconfig() if drivers and a.nics else ()))]
+    return list(dict.fromkeys(lines))
+
+
 def default_arches() -> List[Arch]:
     return [a for a in ARCHES if a.default]
 
 
-def select(spec: Optional[str]) -> List[Arch]:
-    """Turn '--arch a,b' or 'all' into table entries; KeyError names the unknown one."""
+def select(spec: Optional[str], boards: bool = False) -> List[Arch]:
+    """Turn '--arch a,b' or 'all' into table entries; KeyError names the unknown one.
+    'all' takes the boards that boot another entry's kernel only with @boards
+    (--drivers: their NICs are what they add)."""
     if not spec:
         return default_arches()
     if spec == 'all':
-        return list(ARCHES)
+        return [a for a in ARCHES if boards or not a.kernel_of]
     chosen: List[Arch] = []
     for name in (n.strip() for n in spec.split(',')):
         if not name:

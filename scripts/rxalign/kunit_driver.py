@@ -25,7 +25,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Callable, Dict, List, Optional, Tuple
 
-from .arches import Arch
+from .arches import ARCHES, Arch, builder, kernel_kconfig
 from .boot import boot
 from .cache import Cache, Lock
 from .console import RESULT as RESULT_LINE, PANIC as PANIC_LINE, TIMESTAMP
@@ -104,10 +104,25 @@ def tcg_only(arch: Arch, cache: Cache, env: Dict[str, str],
     env['PATH'] = f'{wrappers}:{env.get("PATH", "")}'
 
 
+def kunitconfigs(arch: Arch, s: RunSettings, build_dir: Path) -> List[Path]:
+    """The run's kunitconfigs, less the lines @arch's Kconfig cannot have
+    (arch.slim_absent): a copy in the build directory in place of a file
+    that holds any."""
+    out: List[Path] = []
+    for k in s.kunitconfigs:
+        lines = k.read_text().splitlines(keepends=True)
+        kept = [line for line in lines if line.strip() not in arch.slim_absent]
+        if len(kept) != len(lines):
+            k = build_dir / f'{k.stem}-{arch.name}{k.suffix}'
+            k.write_text(''.join(kept))
+        out.append(k)
+    return out
+
+
 def kunit_args(arch: Arch, s: RunSettings, build_dir: Path, kmemleak: bool = False) -> List[str]:
     """Arguments every kunit.py subcommand gets, so config and build agree."""
     args = [f'--build_dir={build_dir}']
-    args += [f'--kunitconfig={k}' for k in s.kunitconfigs]
+    args += [f'--kunitconfig={k}' for k in kunitconfigs(arch, s, build_dir)]
     args.append(boot(arch, s.tree, kmemleak).kunit_arg)
     if arch.cross_compile:
         args.append(f'--cross_compile={arch.cross_compile}')
@@ -130,6 +145,17 @@ def nic_exec_args(arch: Arch) -> List[str]:
     """kunit.py exec: the arch's NICs on one hub, and how many the suite must find."""
     return [f'--qemu_args={shlex.join(arch.nic_qemu_args())}',
             f'--kernel_args={NICS_PARAM}={len(arch.nics)}']
+
+
+def dtb_args(arch: Arch, build_dir: Path) -> List[str]:
+    """kunit.py exec: the board's device tree, from the build (`make dtbs`
+    puts it under a vendor directory since 6.5, flat before)."""
+    if not arch.dtb:
+        return []
+    found = sorted(build_dir.glob(f'arch/*/boot/dts/**/{arch.dtb}'))
+    # a missing one is left to QEMU, whose error names the file
+    path = found[0] if found else build_dir / 'arch' / arch.kunit_arch / 'boot/dts' / arch.dtb
+    return [f'--qemu_args=-dtb {shlex.quote(str(path))}']
 
 
 def panic_args(arch: Arch) -> List[str]:
@@ -204,7 +230,8 @@ def kunit_make(arch: Arch, s: RunSettings, build_dir: Path) -> List[str]:
     """The make `kunit.py build` runs (kunit_kernel.py), for the one image QEMU
     boots: `all compile_commands.json` builds every boot wrapper of the arch
     (ppc32 links and gzips four zImages nobody boots) and an editor index."""
-    cmd = ['make', boot(arch, s.tree, s.kmemleak).image, f'ARCH={arch.kunit_arch}',
+    dtbs = ['dtbs'] if any(a.dtb for a in ARCHES if builder(a) is arch) else []
+    cmd = ['make', boot(arch, s.tree, s.kmemleak).image, *dtbs, f'ARCH={arch.kunit_arch}',
            f'O={build_dir}', f'--jobs={s.jobs}',
            *make_options(arch)]
     if arch.cross_compile:
@@ -354,12 +381,14 @@ def _stop_guest(proc: 'subprocess.Popen[bytes]') -> int:
 def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> ArchRun:
     out_dir.mkdir(parents=True, exist_ok=True)
     tc = s.toolchain(arch)
-    build_dir = s.cache.build_dir(s.base_id, arch.name,
+    base = builder(arch)        # config and build as that entry, boot as this one
+    build_dir = s.cache.build_dir(s.base_id, base.name,
                                   '-'.join(filter(None, (s.profile, tc.build_suffix))))
     build_dir.mkdir(parents=True, exist_ok=True)
     kunit = [sys.executable, str(s.tree / 'tools/testing/kunit/kunit.py')]
     kmemleak = s.kmemleak and arch.kmemleak_qemu_config is not None
-    common = kunit_args(arch, s, build_dir, kmemleak)
+    common = kunit_args(base, s, build_dir, kmemleak)
+    exec_common = kunit_args(arch, s, build_dir, kmemleak)
     env = env_for(tc, build_env(s.cache))
     tcg_only(arch, s.cache, env, tc)
     build_log = out_dir / 'build.log'
@@ -367,16 +396,15 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
     result = ArchRun(arch=arch.name, build_log=build_log, kmemleak=kmemleak,
                      config=build_dir / '.config')
 
-    slim = arch.slim if s.slim else ()
     initramfs = kmemleak_initramfs(build_dir) if kmemleak else []
-    nics = arch.nic_kconfig() if s.drivers else []
-    adds = [f'--kconfig_add={line}'
-            for line in (*arch.kconfig, *slim, *s.kconfig_add, *initramfs, *nics)]
+    kconfig = kernel_kconfig(arch, s.drivers, s.slim)
+    adds = [f'--kconfig_add={line}' for line in (*kconfig, *s.kconfig_add, *initramfs)]
     phases: List[Tuple[str, str, List[str], Path, Optional[float]]] = [
         ('config', 'configuring', [*kunit, 'config', *common, *adds], build_log, None),
-        ('build', 'building', kunit_make(arch, s, build_dir), build_log, None),
-        ('run', 'booting and running', [*kunit, 'exec', *common, *adds, f'--timeout={s.timeout}',
-                                        '--raw_output=all', *panic_args(arch),
+        ('build', 'building', kunit_make(base, s, build_dir), build_log, None),
+        ('run', 'booting and running', [*kunit, 'exec', *exec_common, *adds,
+                                        f'--timeout={s.timeout}', '--raw_output=all',
+                                        *panic_args(arch),
                                         *(nic_exec_args(arch) if s.drivers else [])],
          out_dir / 'kunit-exec.log', s.timeout + 120.0),
     ]
@@ -389,7 +417,7 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
     # build -> no kunit.py config; the tree unchanged too -> no make either
     # (make alone costs 10-30 s here with nothing to do), boot what is there.
     stamp_file, config_file = build_dir / STAMP, build_dir / CONFIG_STAMP
-    config = config_stamp(arch, s, [phases[0][2], [a for a in phases[1][2]
+    config = config_stamp(base, s, [phases[0][2], [a for a in phases[1][2]
                                                    if not a.startswith('--jobs=')]])
     stamp = build_stamp(s.tree, config)
     built = _kernel_built(build_dir)
@@ -416,6 +444,7 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
         if name == 'run':
             log.write_text('')
             (build_dir / 'test.log').unlink(missing_ok=True)
+            cmd = [*cmd, *dtb_args(arch, build_dir)]     # built by now
         start = time.monotonic()
         watch = (ConsoleWatch(log, s.idle_timeout, SuiteProgress(progress).feed)
                  if name == 'run' else None)

@@ -124,13 +124,13 @@ def check_patch(path: Path) -> None:
                            '"+++" line); give the output of git format-patch')
 
 
-def select_arches(spec: Optional[str]) -> List[arches.Arch]:
+def select_arches(spec: Optional[str], boards: bool = False) -> List[arches.Arch]:
     if spec is not None and not spec.replace(',', '').strip():
         raise HarnessError(Exit.USAGE, f'--arch {spec!r} names no arch (an unset CI '
                            'variable?); name arches, or "all", or leave --arch out for the '
                            'default ones')
     try:
-        selected = arches.select(spec)
+        selected = arches.select(spec, boards)
     except KeyError as e:
         names = ', '.join(a.name for a in arches.ARCHES)
         raise HarnessError(Exit.USAGE, f'unknown arch {e.args[0]!r}; known arches: {names}, '
@@ -196,7 +196,7 @@ def check_args(args: argparse.Namespace) -> Plan:
     if args.tree and args.kernel:
         raise HarnessError(Exit.USAGE, '--tree and --kernel name two trees: give one')
     user_tree = tree.user_tree(args.tree) if args.tree else None
-    selected = select_arches(args.arch)
+    selected = select_arches(args.arch, boards=args.drivers)
     if args.drivers:
         selected = with_nics(selected, args.arch)
     for patch in args.patches:

@@ -13,6 +13,7 @@ import pytest
 
 from rxalign import arches, kernels, run_kunit, series
 from rxalign.exitcodes import Exit
+from rxalign.kunit_driver import dtb_args
 from rxalign.paths import TESTS_DIR
 
 SCRIPTS = Path(__file__).resolve().parents[1]
@@ -25,7 +26,11 @@ def test_defaults_cover_both_policies() -> None:
 
 def test_select() -> None:
     assert [a.name for a in arches.select('powerpc32,x86_64,x86_64')] == ['powerpc32', 'x86_64']
-    assert len(arches.select('all')) == len(arches.ARCHES)
+    assert len(arches.select('all', boards=True)) == len(arches.ARCHES)
+    # the boards that boot another entry's kernel add their NICs, not a CPU
+    assert [a for a in arches.select('all') if a.kernel_of] == []
+    assert len(arches.select('all')) < len(arches.ARCHES)
+    assert [a.name for a in arches.select('arm-vexpress')] == ['arm-vexpress']
     with pytest.raises(KeyError):
         arches.select('x86_64,vax')
 
@@ -195,3 +200,54 @@ def test_the_stored_tests_patch_is_kunit_tests_as_it_is() -> None:
     subject, body = message.split('\n', 1)
     assert f'Subject: [PATCH net-next] {subject}\n' in text
     assert body.strip().split('\n')[0] in text
+
+
+BOARDS = [a for a in arches.ARCHES if a.kernel_of]
+
+
+@pytest.mark.parametrize('board', BOARDS, ids=[a.name for a in BOARDS])
+def test_a_board_configures_the_kernel_it_boots_as_its_base_does(board: arches.Arch) -> None:
+    """One kernel for the base entry and every board booting it: each asks for
+    the same kconfig lines (else each run would reconfigure and rebuild the
+    other's kernel), the board's NIC drivers among them, with --drivers only."""
+    base = arches.builder(board)
+    assert base.name == board.kernel_of and not base.kernel_of
+    # the same kernel; another toolchain (a newer QEMU) builds its own copy
+    assert (base.kunit_arch, base.cross_compile) == (board.kunit_arch, board.cross_compile)
+    for drivers in (False, True):
+        lines = arches.kernel_kconfig(board, drivers, slim=True)
+        assert lines == arches.kernel_kconfig(base, drivers, slim=True)
+        assert set(board.kconfig) <= set(lines)
+    assert set(board.nic_kconfig()) <= set(arches.kernel_kconfig(base, True, slim=True))
+    drivers_only = set(board.nic_kconfig()) - set(board.kconfig)
+    assert drivers_only and not drivers_only & set(arches.kernel_kconfig(base, False, slim=True))
+
+
+def test_a_board_boots_with_its_device_tree(tmp_path: Path) -> None:
+    """The dtb is found where `make dtbs` put it: under a vendor directory
+    since 6.5, flat before; one not built is named, for QEMU's error."""
+    board = next(a for a in BOARDS if a.dtb)
+    assert dtb_args(arches.BY_NAME['x86_64'], tmp_path) == []
+    flat = tmp_path / 'flat/arch/arm/boot/dts' / board.dtb
+    assert dtb_args(board, tmp_path / 'flat') == [f'--qemu_args=-dtb {flat}']   # not built
+    flat.parent.mkdir(parents=True)
+    flat.write_text('')
+    assert dtb_args(board, tmp_path / 'flat') == [f'--qemu_args=-dtb {flat}']
+    vendor = tmp_path / 'vendor/arch/arm/boot/dts/arm' / board.dtb
+    vendor.parent.mkdir(parents=True)
+    vendor.write_text('')
+    assert dtb_args(board, tmp_path / 'vendor') == [f'--qemu_args=-dtb {vendor}']
+
+
+def test_onboard_nics_come_from_nic_and_others_from_device() -> None:
+    """A NIC the machine builds in takes an nd_table slot (-nic ...,model=);
+    a pluggable one is a -device on its own hub port."""
+    onboard = arches.Nic('lan9118', ('SMSC911X',), onboard=True)
+    plug = arches.Nic('e1000', ('E1000',))
+    a = arches.Arch(name='t', kunit_arch='arm', cross_compile='', packages=(), qemu_binary='q',
+                    nics=(onboard, plug), nic_qemu=('-machine', 'highmem=off'))
+    assert a.nic_qemu_args() == [
+        '-machine', 'highmem=off',
+        '-nic', 'hubport,hubid=0,model=lan9118,mac=52:54:00:12:34:01',
+        '-netdev', 'hubport,id=rxnic1,hubid=0',
+        '-device', 'e1000,netdev=rxnic1,mac=52:54:00:12:34:02']
