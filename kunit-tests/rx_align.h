@@ -421,7 +421,7 @@ static inline const char *rx_fixups_missing(void)
 	/* alpha counts into an array private to arch/alpha, and has no perf event */
 	if (IS_ENABLED(CONFIG_ALPHA))
 		return "no counter a test can read: alpha keeps its own in traps.c";
-	/* ARMv5 and older: arch/arm/mm/alignment.c's own (/proc/cpu/alignment) */
+	/* arm without efficient unaligned loads (ARMv4/v5): alignment.c's own ai_sys */
 	if (IS_ENABLED(CONFIG_ALIGNMENT_TRAP))
 		return "no counter a test can read: arm keeps its own in alignment.c";
 	if (!IS_ENABLED(CONFIG_PERF_EVENTS) && !IS_ENABLED(CONFIG_PARISC))

@@ -62,7 +62,7 @@ static const struct rx_driver rx_drivers[] = {
 	{ "e1000e", RX_IP_ALIGN, 256, RX_IP_ALIGN,
 	  "__netdev_alloc_skb_ip_align(); copybreak into napi_alloc_skb()" },
 	{ "igb", RX_IP_ALIGN, 0, RX_IP_ALIGN,
-	  "build_skb() on a page the device writes IGB_SKB_PAD (NET_SKB_PAD + NET_IP_ALIGN) into" },
+	  "build_skb() on a half page written at IGB_SKB_PAD, NET_IP_ALIGN past a line" },
 	{ "e100", RX_IP_ALIGN, 0, RX_IP_ALIGN,
 	  "netdev_alloc_skb_ip_align(), the device writes a 16-byte RFD before the frame",
 	  16 },
