@@ -329,82 +329,6 @@ static bool rx_seen_frame(const struct rx_tap *tap,
 	return false;
 }
 
-/*
- * Unaligned-access fixups on every CPU, where the arch counts them (the
- * fixups suite's control shows the counter works there): a frame is
- * received in softirq context, not in the test's task, so the count is
- * CPU-wide, around each send until its frame arrived.
- */
-struct rx_cpu_fixups {
-	unsigned int n;
-	struct perf_event **events;
-};
-
-#if IS_ENABLED(CONFIG_PERF_EVENTS) && !defined(CONFIG_PARISC)
-/* One counter per CPU: kernel counters, which no perf_event_paranoid limits. */
-static void rx_cpu_fixups_perf(struct kunit *test, struct rx_cpu_fixups *f)
-{
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_ALIGNMENT_FAULTS,
-		.size = sizeof(attr),
-	};
-	struct perf_event *event;
-	unsigned int cpu;
-	int err;
-
-	f->n = nr_cpu_ids;
-	f->events = kunit_kcalloc(test, f->n, sizeof(*f->events), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, f->events);
-	for_each_online_cpu(cpu) {
-		event = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
-		KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(event),
-				       "perf_event_create_kernel_counter(cpu %u): %pe",
-				       cpu, event);
-		err = kunit_add_action_or_reset(test, rx_fixups_release, event);
-		KUNIT_ASSERT_EQ(test, err, 0);
-		f->events[cpu] = event;
-	}
-}
-#else
-/* parisc counts in irq_stat, which rx_cpu_fixups_read() sums */
-static void rx_cpu_fixups_perf(struct kunit *test, struct rx_cpu_fixups *f)
-{
-}
-#endif
-
-/* NULL where the arch has no counter (rx_fixups_missing() says why). */
-static struct rx_cpu_fixups *rx_cpu_fixups(struct kunit *test)
-{
-	struct rx_cpu_fixups *f;
-
-	if (rx_fixups_missing())
-		return NULL;
-	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, f);
-	rx_cpu_fixups_perf(test, f);
-	return f;
-}
-
-static u64 rx_cpu_fixups_read(const struct rx_cpu_fixups *f)
-{
-	u64 sum = 0;
-#ifdef CONFIG_PARISC
-	unsigned int cpu;
-
-	for_each_online_cpu(cpu)
-		sum += per_cpu(irq_stat.irq_unaligned_count, cpu);
-#elif IS_ENABLED(CONFIG_PERF_EVENTS)
-	u64 enabled, running;
-	unsigned int cpu;
-
-	for (cpu = 0; cpu < f->n; cpu++)
-		if (f->events[cpu])
-			sum += perf_event_read_value(f->events[cpu], &enabled, &running);
-#endif
-	return sum;
-}
-
 static void rx_driver_frame_check(struct kunit *test, const struct rx_nic *nic,
 				  const struct rx_tap_seen *seen, long long fixups)
 {
@@ -427,7 +351,7 @@ static void rx_driver_frame_check(struct kunit *test, const struct rx_nic *nic,
 	}
 	if (class == RX_IP_ALIGN) {
 		ok = ok && seen->nh % 4 == rx_nh_want();
-		rx_expect_nh(test, (void *)seen->nh, what);
+		RX_EXPECT_NH(test, (void *)seen->nh, what);
 	}
 	/*
 	 * Where the buffer starts: NET_IP_ALIGN into a cache line, the offset
@@ -440,18 +364,20 @@ static void rx_driver_frame_check(struct kunit *test, const struct rx_nic *nic,
 
 		ok = ok && start == NET_IP_ALIGN;
 		KUNIT_EXPECT_EQ_MSG(test, start, (unsigned long)NET_IP_ALIGN,
-				    "arch %s, %s: the buffer starts %lu bytes into a %d-byte cache line, not NET_IP_ALIGN (%d) bytes",
+				    RX_AT
+				    "the buffer starts %lu bytes into a %d-byte cache line, not NET_IP_ALIGN (%d) bytes",
 				    rx_arch(), what, start, L1_CACHE_BYTES, NET_IP_ALIGN);
 	} else if (class == RX_PAD2) {
 		ok = ok && seen->nh % 4 == 0;
 		KUNIT_EXPECT_EQ_MSG(test, seen->nh % 4, 0,
-				    "arch %s, %s: copied behind a literal 2, the IP header should be 4-byte aligned, it is %lu past",
+				    RX_AT
+				    "copied behind a literal 2, the IP header should be 4-byte aligned, it is %lu past",
 				    rx_arch(), what, seen->nh % 4);
 	}
-	rx_expect_shinfo(test, seen->shinfo, what);
+	RX_EXPECT_SHINFO(test, seen->shinfo, what);
 	if (fixups > 0) {
 		ok = false;
-		KUNIT_FAIL(test, "arch %s, %s: receiving it took %lld unaligned-access fixup(s)",
+		KUNIT_FAIL(test, RX_AT "receiving it took %lld unaligned-access fixup(s)",
 			   rx_arch(), what, fixups);
 	}
 	kunit_info(test,
@@ -473,7 +399,7 @@ static void rx_driver_frames_case(struct kunit *test)
 	long long fixups[ARRAY_SIZE(rx_driver_frames)];
 	struct rtnl_link_stats64 rx_stats, tx_stats;
 	unsigned int i, j, try, want = 0;
-	struct rx_cpu_fixups *counter;
+	struct rx_fixups *counter;
 	struct rx_tap *tap;
 	u64 before;
 
@@ -487,7 +413,11 @@ static void rx_driver_frames_case(struct kunit *test)
 	}
 
 	tap = rx_tap_add(test, nic->dev, 0, false, false);
-	counter = rx_cpu_fixups(test);
+	/*
+	 * A frame is received in softirq context, not in this task: count on
+	 * every CPU, around each send until its frame arrived.
+	 */
+	counter = rx_fixups_get(test, true);
 	for (i = 0; i < ARRAY_SIZE(rx_driver_frames); i++) {
 		const struct rx_driver_frame *f = &rx_driver_frames[i];
 		struct sk_buff *skb;
@@ -500,7 +430,7 @@ static void rx_driver_frames_case(struct kunit *test)
 		}
 		fixups[want] = -1;	/* no counter: printed as -1, not judged */
 		sent[want++] = f;
-		before = counter ? rx_cpu_fixups_read(counter) : 0;
+		before = counter ? rx_fixups_read(counter) : 0;
 		/*
 		 * Small rings and lazy interrupts under TCG: one at a time.  A
 		 * NIC may drop frames while it reloads its filter (tulip's setup
@@ -523,7 +453,7 @@ static void rx_driver_frames_case(struct kunit *test)
 			wait_for_completion_timeout(&tap->seen, (HZ / 2) << try);
 		}
 		if (counter)
-			fixups[want - 1] = rx_cpu_fixups_read(counter) - before;
+			fixups[want - 1] = rx_fixups_read(counter) - before;
 	}
 	if (nic->drv == &rx_unknown_driver)
 		KUNIT_FAIL(test,

@@ -290,7 +290,8 @@ static void rx_frag_align(struct kunit *test)
 		KUNIT_EXPECT_TRUE_MSG(test, !plain ||
 				      IS_ALIGNED((unsigned long)plain,
 						 SMP_CACHE_BYTES),
-				      "arch %s, %s: a plain fragment at page offset %lu, not aligned to SMP_CACHE_BYTES",
+				      RX_AT
+				      "a plain fragment at page offset %lu, not aligned to SMP_CACHE_BYTES",
 				      rx_arch(), p->name,
 				      (unsigned long)plain & ~PAGE_MASK);
 	}

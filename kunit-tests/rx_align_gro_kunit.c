@@ -20,6 +20,7 @@
 #include <kunit/test.h>
 #include <linux/netdevice.h>
 #include <linux/tcp.h>
+#include <net/checksum.h>
 #include <net/gro.h>
 
 #include "rx_align.h"
@@ -178,7 +179,8 @@ static void rx_gro_frags(struct kunit *test)
 	for (i = 0; i < p->n; i++)
 		KUNIT_EXPECT_EQ_MSG(test, gro->headroom[i],
 				    pol->skb_pad + pol->ip_align,
-				    "arch %s, %s: frame %u: napi_get_frags() headroom %u, the arch promises a pad of %u + NET_IP_ALIGN %u",
+				    RX_AT
+				    "frame %u: napi_get_frags() headroom %u, the arch promises a pad of %u + NET_IP_ALIGN %u",
 				    rx_arch(), p->name, i, gro->headroom[i],
 				    pol->skb_pad, pol->ip_align);
 	if (p->merge) {
@@ -202,8 +204,8 @@ static void rx_gro_frags(struct kunit *test)
 				seen->head_frag, seen->pp_recycle);
 		snprintf(what, sizeof(what), "GRO frags, %s, frame %u", p->name,
 			 i);
-		rx_expect_nh(test, (void *)seen->nh, what);
-		rx_expect_shinfo(test, seen->shinfo, what);
+		RX_EXPECT_NH(test, (void *)seen->nh, what);
+		RX_EXPECT_SHINFO(test, seen->shinfo, what);
 	}
 }
 

@@ -27,10 +27,11 @@
 #include <net/ipv6.h>
 #include <net/page_pool/helpers.h>
 #include <net/xdp.h>
-#ifdef CONFIG_PARISC
-#endif
 
 #include "rx_align.h"
+
+/* RX_AT for one path and frame length: rx_arch(), the path's name, len. */
+#define RX_AT_LEN "arch %s, %s, len %u: "
 
 KUNIT_DEFINE_ACTION_WRAPPER(rx_free_netdev, free_netdev, struct net_device *);
 KUNIT_DEFINE_ACTION_WRAPPER(rx_kfree_skb, kfree_skb, struct sk_buff *);
@@ -552,15 +553,17 @@ static void rx_check_api(struct kunit *test, const struct rx_path *path,
 				    SMP_CACHE_BYTES);
 
 	KUNIT_EXPECT_EQ_MSG(test, skb_headroom(skb), rx_headroom(path),
-			    "arch %s, %s, len %u: headroom %u, the arch promises a pad of %u + NET_IP_ALIGN %u",
+			    RX_AT_LEN
+			    "headroom %u, the arch promises a pad of %u + NET_IP_ALIGN %u",
 			    rx_arch(), path->name, len, skb_headroom(skb),
 			    rx_pad(path), rx_ip_align(path));
 	KUNIT_EXPECT_TRUE_MSG(test, IS_ALIGNED(dma, align),
-			      "arch %s, %s, len %u: DMA start (data - %u) at page offset %lu, not aligned to %lu",
+			      RX_AT_LEN
+			      "DMA start (data - %u) at page offset %lu, not aligned to %lu",
 			      rx_arch(), path->name, len, rx_ip_align(path),
 			      dma & ~PAGE_MASK, align);
 	KUNIT_EXPECT_GE_MSG(test, skb->truesize, SKB_TRUESIZE(skb_headroom(skb) + len),
-			    "arch %s, %s, len %u: truesize %u is below the buffer handed out",
+			    RX_AT_LEN "truesize %u is below the buffer handed out",
 			    rx_arch(), path->name, len, skb->truesize);
 }
 
@@ -579,22 +582,24 @@ static void rx_check_built(struct kunit *test, const struct rx_path *path,
 			    (path->ip_align ? NET_IP_ALIGN : 0);
 
 	KUNIT_EXPECT_EQ_MSG(test, skb_end_offset(skb), SKB_WITH_OVERHEAD(size),
-			    "arch %s, %s, len %u: skb_shared_info at %u of a %u-byte buffer, expected %u",
+			    RX_AT_LEN "skb_shared_info at %u of a %u-byte buffer, expected %u",
 			    rx_arch(), path->name, len, skb_end_offset(skb),
 			    size, (unsigned int)SKB_WITH_OVERHEAD(size));
 	KUNIT_EXPECT_EQ_MSG(test, skb->truesize,
 			    SKB_TRUESIZE(SKB_WITH_OVERHEAD(size)),
-			    "arch %s, %s, len %u: truesize %u for a %u-byte buffer",
+			    RX_AT_LEN "truesize %u for a %u-byte buffer",
 			    rx_arch(), path->name, len, skb->truesize, size);
 	/* Every buffer size here is SKB_HEAD_ALIGN()ed, so is every head. */
 	KUNIT_EXPECT_TRUE_MSG(test, IS_ALIGNED(head, SMP_CACHE_BYTES),
-			      "arch %s, %s, len %u: head at page offset %lu, not aligned to SMP_CACHE_BYTES %u",
+			      RX_AT_LEN
+			      "head at page offset %lu, not aligned to SMP_CACHE_BYTES %u",
 			      rx_arch(), path->name, len, head & ~PAGE_MASK,
 			      (unsigned int)SMP_CACHE_BYTES);
 	KUNIT_EXPECT_TRUE_MSG(test,
 			      IS_ALIGNED(dma, min_t(unsigned long, rx_pad(path),
 						    SMP_CACHE_BYTES)),
-			      "arch %s, %s, len %u: DMA start (head + %lu) at page offset %lu, not aligned to the arch's pad %u",
+			      RX_AT_LEN
+			      "DMA start (head + %lu) at page offset %lu, not aligned to the arch's pad %u",
 			      rx_arch(), path->name, len, dma - head,
 			      dma & ~PAGE_MASK, rx_pad(path));
 }
@@ -616,7 +621,7 @@ static void rx_check_alloc(struct kunit *test)
 			   rx_alignment((unsigned long)skb->data -
 					rx_ip_align(path)));
 		KUNIT_EXPECT_GE_MSG(test, skb_tailroom(skb), lens[i],
-				    "arch %s, %s, len %u: tailroom %d is less than asked",
+				    RX_AT_LEN "tailroom %d is less than asked",
 				    rx_arch(), path->name, lens[i],
 				    skb_tailroom(skb));
 		if (path->decides == RX_ALLOC)
@@ -726,10 +731,11 @@ static void rx_check_iphdr(struct kunit *test, enum rx_frame frame)
 
 	snprintf(what, sizeof(what), "%s, %s", path->name,
 		 rx_frame_names[frame]);
-	rx_expect_nh(test, skb_network_header(skb), what);
+	RX_EXPECT_NH(test, skb_network_header(skb), what);
 	if (rx_nh_want() == 0)
 		KUNIT_EXPECT_TRUE_MSG(test, IS_ALIGNED(saddr, 4),
-				      "arch %s, %s: saddr at page offset %lu not 4-byte aligned with NET_IP_ALIGN %u",
+				      RX_AT
+				      "saddr at page offset %lu not 4-byte aligned with NET_IP_ALIGN %u",
 				      rx_arch(), what, saddr & ~PAGE_MASK,
 				      rx_policy()->ip_align);
 }

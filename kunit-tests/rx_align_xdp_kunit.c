@@ -200,7 +200,7 @@ static void rx_generic_xdp(struct kunit *test)
 	struct bpf_prog *prog = rx_xdp_pass_prog(test, p->frags);
 	struct net_device *dev = rx_dummy_netdev(test);
 	struct sk_buff **skb = rx_skb_ref(test);
-	struct rx_fixups *f = rx_fixups_get(test);
+	struct rx_fixups *f = rx_fixups_get(test, false);
 	unsigned long mac, nh, was;
 	u32 act;
 
@@ -246,21 +246,23 @@ static void rx_generic_xdp(struct kunit *test)
 	if (p->l3 && !(*skb)->pp_recycle)
 		/* grown in place by a multiple of NET_SKB_PAD: where the driver put it */
 		KUNIT_EXPECT_EQ_MSG(test, nh % 4, was % 4,
-				    "arch %s, %s: the driver put the IP header %lu past a 4-byte boundary, the head grown in place %lu past (page offset %lu)",
+				    RX_AT
+				    "the driver put the IP header %lu past a 4-byte boundary, the head grown in place %lu past (page offset %lu)",
 				    rx_arch(), p->name, was % 4, nh % 4,
 				    nh & ~PAGE_MASK);
 	else if (p->l3)
 		/* copied into the system page_pool: no MAC header to pad for */
 		KUNIT_EXPECT_EQ_MSG(test, nh % 4, 0,
-				    "arch %s, %s: the driver put the IP header %lu past a 4-byte boundary, the copy %lu past (page offset %lu)",
+				    RX_AT
+				    "the driver put the IP header %lu past a 4-byte boundary, the copy %lu past (page offset %lu)",
 				    rx_arch(), p->name, was % 4, nh % 4,
 				    nh & ~PAGE_MASK);
 	else
-		rx_expect_nh(test, skb_network_header(*skb), p->name);
-	rx_expect_shinfo(test, (unsigned long)skb_shinfo(*skb), p->name);
+		RX_EXPECT_NH(test, skb_network_header(*skb), p->name);
+	RX_EXPECT_SHINFO(test, (unsigned long)skb_shinfo(*skb), p->name);
 	/* grown in place, a header the driver put off stays off: its cost */
 	if (!p->l3 || (*skb)->pp_recycle || was % 4 == 0)
-		rx_expect_no_fixups(test, f, skb_network_header(*skb),
+		RX_EXPECT_NO_FIXUPS(test, f, skb_network_header(*skb),
 				    p->frame == RX_IPV6, p->name);
 }
 
@@ -367,7 +369,7 @@ static void rx_xdp_frame_to_skb(struct kunit *test)
 			ETH_FRAME_LEN, headroom, rx_mac_start(skb),
 			(unsigned long)skb_network_header(skb), skb->head_frag,
 			skb->pp_recycle);
-	rx_expect_nh(test, skb_network_header(skb), p->name);
+	RX_EXPECT_NH(test, skb_network_header(skb), p->name);
 }
 
 /* ---- veth: a real pair, a native XDP program on the receiving end ---- */
@@ -571,7 +573,7 @@ static void rx_veth_xdp(struct kunit *test)
 {
 	const struct rx_veth_param *p = test->param_value;
 	struct bpf_prog *prog = rx_xdp_pass_prog(test, false);
-	struct rx_fixups *f = rx_fixups_get(test);
+	struct rx_fixups *f = rx_fixups_get(test, false);
 	struct rx_veth_names names;
 	struct net_device *tx, *rx;
 	struct sk_buff *skb;
@@ -625,9 +627,9 @@ static void rx_veth_xdp(struct kunit *test)
 			      "%s: veth did not copy the frame into its page_pool",
 			      p->name);
 	snprintf(what, sizeof(what), "veth XDP, %s", p->name);
-	rx_expect_nh(test, (void *)seen->nh, what);
-	rx_expect_shinfo(test, seen->shinfo, what);
-	rx_expect_no_fixups(test, f, (void *)seen->nh, seen->frame == RX_IPV6,
+	RX_EXPECT_NH(test, (void *)seen->nh, what);
+	RX_EXPECT_SHINFO(test, seen->shinfo, what);
+	RX_EXPECT_NO_FIXUPS(test, f, (void *)seen->nh, seen->frame == RX_IPV6,
 			    what);
 }
 
