@@ -56,7 +56,7 @@ class Series:
 # Debian's tree must build and boot first; fixes go to net, and net
 # reaches net-next before the tests that need them.
 SERIES: Tuple[Series, ...] = (
-    Series('tree-fixes', 'stable and the arch lists: fixes Debian 12\'s tree needs to build or boot '
+    Series('tree-fixes', 'stable and the arch lists: fixes Debian\'s trees need to build or boot '
            'on some arches (parisc: linux-parisc)',
            debian_only=True),
     Series('net', 'net: the bugs the suite found, with Fixes: tags'),
