@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 from types import ModuleType
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 from .arches import ARCHES, Arch, builder, kernel_kconfig
 from .boot import boot
@@ -172,10 +172,16 @@ def load_kunit_parser(kunit_tools: Path) -> ModuleType:
     quiet = printer.Printer(output=io.StringIO())
     parser.stdout = quiet  # type: ignore[attr-defined]
     run_tests = parser.parse_run_tests
-    if 'printer' in inspect.signature(run_tests).parameters:
-        # newer trees (7.3) take the printer as an argument: one call shape for all
-        parser.parse_run_tests = (  # type: ignore[attr-defined]
-            lambda lines: run_tests(lines, quiet))
+    # newer trees (7.3) take the printer as an argument: one call shape for all
+    takes_printer = 'printer' in inspect.signature(run_tests).parameters
+
+    def parse_run_tests(lines: Iterable[str]) -> Any:
+        # Blank lines mean nothing in KTAP, but QEMU's sparc32 console doubles
+        # every newline, and 6.1's parser stops at the first one after "1..N".
+        ktap = [line for line in lines if line.strip()]
+        return run_tests(ktap, quiet) if takes_printer else run_tests(ktap)
+
+    parser.parse_run_tests = parse_run_tests  # type: ignore[attr-defined]
     return parser
 
 
