@@ -22,8 +22,8 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 from . import baseline, fmt, ktap_index, report_html, tables
 from .exitcodes import Exit, HarnessError
 from .report_html import Links
-from .results import (ArchStatus, Case, CaseStatus, FrameVerdict, Problem, Results, RunMeta,
-                      Verdict, decide)
+from .results import (ArchStatus, Case, CaseStatus, FrameVerdict, Problem, ProblemKind,
+                      Results, RunMeta, Verdict, decide)
 
 REPORT_FILES = ('report.md', 'report.html', 'junit.xml', 'results.json', 'kcidb.json')
 
@@ -71,9 +71,9 @@ def merge(parts: Sequence[Tuple[Path, Results]], run_id: str = '',
     asked = [a for meta in merged.runs for a in meta.arches]
     for arch in dict.fromkeys([*require, *asked]):
         if arch not in merged.arches:
-            merged.arches[arch] = Verdict(arch=arch, problem=Problem(
-                ArchStatus.INFRA, f'{arch}: no results: no results directory of this run has '
-                'it (its job ended before writing them, or was never run)'))
+            merged.arches[arch] = Verdict(arch=arch, problems=[Problem(
+                ProblemKind.NO_RESULTS, f'{arch}: no results: no results directory of this run has '
+                'it (its job ended before writing them, or was never run)')])
     return merged
 
 
@@ -530,7 +530,7 @@ def relative_logs(data: Dict[str, Any], results: Results, out_dir: Path,
         for key, path in v.logs.items():
             rel = Path(os.path.relpath(home / arch / Path(path).name, out_dir)).as_posix()
             stored['logs'][key] = rel
-            for where in (stored, stored.get('problem') or {}):
+            for where in (stored, stored.get('problem') or {}, *stored['problems']):
                 if isinstance(where.get('cause'), str):
                     where['cause'] = where['cause'].replace(path, rel)
     return data

@@ -271,11 +271,54 @@ class ArchRun:
     reused: bool = False                 # the build stamp matched: neither configured nor built
 
 
+class ProblemKind(str, enum.Enum):
+    """What kept an arch from complete results, in the order decide() ranks
+    them: the first found is the cause shown.  verdict.judge() records every
+    one it finds and ranks none."""
+    UNRUNNABLE = 'unrunnable'          # this machine cannot build or boot the arch
+    NO_RESULTS = 'no-results'          # the run was interrupted, or a merge lacks the arch
+    RECORDED = 'recorded'              # stored by results that predate kinds
+    BUILD = 'build'                    # config or build failed
+    CRASH = 'crash'                    # panic, oops, BUG
+    SECOND_STREAM = 'second-stream'    # a reboot, a second run
+    HUNG = 'hung'                      # no console output for --idle-timeout
+    NO_EXIT = 'no-exit'                # every suite ran, QEMU did not exit by --timeout
+    TIMEOUT = 'timeout'                # no results within --timeout
+    NO_KTAP = 'no-ktap'                # no boot, wrong console
+    # Ranked after "no case ran" and "a case absent or crashed", which explain them:
+    KTAP_ERRORS = 'ktap-errors'        # errors the parser found in the KTAP
+    NO_KMEMLEAK = 'no-kmemleak'        # --debug: no kmemleak scan report
+
+    @property
+    def status(self) -> ArchStatus:
+        return ArchStatus.ENVIRONMENT if self is ProblemKind.UNRUNNABLE else ArchStatus.INFRA
+
+    @property
+    def after_cases(self) -> bool:
+        """Ranked below a run without cases and an incomplete one."""
+        return self in (ProblemKind.KTAP_ERRORS, ProblemKind.NO_KMEMLEAK)
+
+
+_RANK = list(ProblemKind)
+
+
 @dataclasses.dataclass(frozen=True)
 class Problem:
-    """Why an arch has no complete results: the run failed before the cases could."""
-    status: ArchStatus          # INFRA or ENVIRONMENT
+    """Something that kept an arch's results from being complete, as found."""
+    kind: ProblemKind
     cause: str
+
+    @property
+    def status(self) -> ArchStatus:
+        return self.kind.status
+
+    def to_json(self) -> Dict[str, str]:
+        return {'kind': self.kind.value, 'status': self.status.value, 'cause': self.cause}
+
+    @classmethod
+    def from_json(cls, data: Any, where: str) -> 'Problem':
+        d = _fields(data, where, ('kind', 'cause'))
+        return cls(_enum(ProblemKind, d['kind'], where), str(d['cause']))
 
 
 @dataclasses.dataclass
@@ -286,7 +329,7 @@ class Verdict:
     facts: Dict[str, str] = dataclasses.field(default_factory=dict)
     seconds: Dict[str, float] = dataclasses.field(default_factory=dict)
     logs: Dict[str, str] = dataclasses.field(default_factory=dict)
-    problem: Optional[Problem] = None
+    problems: List[Problem] = dataclasses.field(default_factory=list)   # as found
     known: str = ''             # an `ARCH: *` rule: covers the arch only if no case ran
     frames: List[Frame] = dataclasses.field(default_factory=list)     # rx_align_frame: lines
     malformed_frames: List[MalformedFrame] = dataclasses.field(default_factory=list)
@@ -294,6 +337,12 @@ class Verdict:
     declared: Dict[str, List[str]] = dataclasses.field(default_factory=dict)
     reused: bool = False        # not configured or built: an earlier build of the same inputs
     toolchain: str = ''         # what built and booted it: toolchains.Toolchain.describe()
+
+    @property
+    def problem(self) -> Optional[Problem]:
+        """The problem decide() ranks first, if the run had any."""
+        ranked = sorted(self.problems, key=lambda p: _RANK.index(p.kind))
+        return ranked[0] if ranked else None
 
     @property
     def status(self) -> ArchStatus:
@@ -326,8 +375,8 @@ class Verdict:
         return {'arch': self.arch, 'status': status.value, 'cause': cause,
                 'cases': [c.to_json() for c in self.cases], 'missing': self.missing,
                 'facts': self.facts, 'seconds': self.seconds, 'logs': self.logs,
-                'problem': ({'status': self.problem.status.value, 'cause': self.problem.cause}
-                            if self.problem else None),
+                'problem': self.problem.to_json() if self.problem else None,
+                'problems': [p.to_json() for p in self.problems],
                 'known': self.known,
                 'frames': [f.to_json() for f in self.frames],
                 'frames_malformed': [m.to_json() for m in self.malformed_frames],
@@ -361,20 +410,24 @@ class Verdict:
         v.frames = [Frame.from_json(f, f'{where}: frames') for f in frames]
         v.malformed_frames = [MalformedFrame.from_json(m, f'{where}: frames_malformed')
                               for m in malformed]
-        problem = d.get('problem')
-        if isinstance(problem, dict):
+        problems, problem = d.get('problems'), d.get('problem')
+        if isinstance(problems, list):
+            v.problems = [Problem.from_json(p, f'{where}: problems') for p in problems]
+        elif isinstance(problem, dict):
+            # results written before problems had kinds: the one they stored
             status = _enum(ArchStatus, problem.get('status'), f'{where}: problem')
             if status not in (ArchStatus.INFRA, ArchStatus.ENVIRONMENT):
                 raise ValueError(f'{where}: a problem is infra or environment, not {status.value}')
-            v.problem = Problem(status, str(problem.get('cause', '')))
+            v.problems = [Problem(ProblemKind.UNRUNNABLE if status == ArchStatus.ENVIRONMENT
+                                  else ProblemKind.RECORDED, str(problem.get('cause', '')))]
         elif 'problem' not in d and stored in (ArchStatus.INFRA, ArchStatus.ENVIRONMENT,
                                                ArchStatus.KNOWN):
             # Results written before `problem` was a field: a stored status may
             # only make an arch worse than its cases say, never better. A
             # stored `known` says results were missing; whether a rule may
             # excuse that is for this --expected and decide() to say.
-            v.problem = Problem(ArchStatus.ENVIRONMENT if stored == ArchStatus.ENVIRONMENT
-                                else ArchStatus.INFRA, str(d.get('cause', '')))
+            v.problems = [Problem(ProblemKind.UNRUNNABLE if stored == ArchStatus.ENVIRONMENT
+                                  else ProblemKind.RECORDED, str(d.get('cause', '')))]
             v.known = ''
         return v
 
@@ -398,12 +451,14 @@ def decide(v: Verdict) -> Tuple[ArchStatus, str]:
     """An arch's status and one-line cause: the one place that decides it.
 
     In order, the first that holds decides:
-      the run gave no complete results (v.problem, which verdict.judge() finds
-      in the run and its console: config or build failed, a kernel crash, a
-      second KTAP stream, a hang, the --timeout, no KTAP, KTAP errors, no
-      kmemleak report; or this machine cannot run the arch) -> its status
+      the run gave no complete results: of the problems verdict.judge() found
+      in the run and its console, the first in ProblemKind's order (this
+      machine cannot run the arch, config or build failed, a kernel crash, a
+      second KTAP stream, a hang, the --timeout, no KTAP) -> its status
       no case ran                                   -> infra  (exit 3)
       a declared case absent, or a case crashed     -> infra
+      KTAP errors, or --debug without a kmemleak report (problems an absent
+      or crashed case would explain)                -> infra
       a case failed (a kernel splat in its window fails it), or skipped
       without a reason, and no rule expects it      -> failed (exit 1)
       a case passed but printed a frame it judged failed, or one that took
@@ -414,13 +469,16 @@ def decide(v: Verdict) -> Tuple[ArchStatus, str]:
     produced results. It is asked every time (Verdict.status), never stored
     and trusted, so results read back from JSON are judged by these rules.
     """
-    if v.problem:
-        status, cause = v.problem.status, v.problem.cause
+    first = v.problem
+    if first and not first.kind.after_cases:
+        status, cause = first.status, first.cause
     elif not v.cases:
         status, cause = ArchStatus.INFRA, f'{v.arch}: no test case ran{_see(v)}'
     elif v.incomplete():
         status, cause = (ArchStatus.INFRA,
                          f'{v.arch}: incomplete KTAP: {"; ".join(v.incomplete())}{_see(v)}')
+    elif first:
+        status, cause = first.status, first.cause
     else:
         failed = [c.name for c in v.cases if c.gating and c.status == CaseStatus.FAIL]
         silent = [c.name for c in v.cases if c.gating and c.status == CaseStatus.SKIP]
@@ -552,9 +610,8 @@ def read_dir(d: Path) -> Tuple[Results, Dict[str, str]]:
         for key, log in v.logs.items():
             if not Path(log).is_absolute():
                 v.logs[key] = str(d / log)
-                if v.problem:
-                    v.problem = Problem(v.problem.status,
-                                        v.problem.cause.replace(f'(see {log})',
-                                                                f'(see {v.logs[key]})'))
+                v.problems = [Problem(p.kind, p.cause.replace(f'(see {log})',
+                                                              f'(see {v.logs[key]})'))
+                              for p in v.problems]
     claimed = {a: str(v.get('status', '')) for a, v in data['arches'].items()}
     return results, claimed

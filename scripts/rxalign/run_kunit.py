@@ -25,7 +25,7 @@ from .exitcodes import Exit, HarnessError
 from .fmt import seconds as fmt_seconds
 from .kunit_driver import RunSettings, load_kunit_parser, run_arch
 from .paths import DEBUG, DRIVERS, KUNITCONFIG, SERIES_DIR, SLIM, TESTS_DIR
-from .results import ArchStatus, Problem, Results, RunMeta, Verdict
+from .results import ArchStatus, Problem, ProblemKind, Results, RunMeta, Verdict
 from .verdict import judge
 
 PROG = 'run-kunit'
@@ -300,8 +300,8 @@ def run_arches(plan: Plan, problems: Dict[str, HarnessError], settings: RunSetti
             show = _progress(i, len(plan.arches), a.name, time.monotonic())
             if a.name in problems:
                 (partial / a.name).mkdir()
-                v = Verdict(arch=a.name, problem=Problem(ArchStatus.ENVIRONMENT,
-                                                         problems[a.name].message))
+                v = Verdict(arch=a.name, problems=[Problem(ProblemKind.UNRUNNABLE,
+                                                           problems[a.name].message)])
             else:
                 result = run_arch(a, settings, partial / a.name, show)
                 config = (read_config(result.config)
@@ -321,8 +321,8 @@ def run_arches(plan: Plan, problems: Dict[str, HarnessError], settings: RunSetti
         interrupted = (f'interrupted (SIGINT or SIGTERM) after {len(verdicts)} of '
                        f'{len(plan.arches)} arches')
         done = {v.arch for v in verdicts}
-        return verdicts + [Verdict(arch=a.name, problem=Problem(
-            ArchStatus.INFRA, f'{a.name}: {interrupted}: no complete results'))
+        return verdicts + [Verdict(arch=a.name, problems=[Problem(
+            ProblemKind.NO_RESULTS, f'{a.name}: {interrupted}: no complete results')])
             for a in plan.arches if a.name not in done], interrupted
     return verdicts, ''
 

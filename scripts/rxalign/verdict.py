@@ -2,9 +2,10 @@
 
 kunit_parser gives the cases; console.read() gives, in one walk over the
 same lines, what the parser drops (skip reasons, facts, measured frames,
-splats, crashes, the kmemleak scan); judge() puts them together and finds
-what kept the results from being complete (the run's Problem).
-results.decide() is the one place that turns a Verdict into a status.
+splats, crashes, the kmemleak scan); judge() puts them together and lists
+what kept the results from being complete (the run's Problems, each found
+on its own evidence, none ranked here).  results.decide() is the one place
+that ranks them and turns a Verdict into a status.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Tuple
 
 from . import console
 from .declared import absent
-from .results import ArchRun, ArchStatus, Case, CaseStatus, Problem, Verdict
+from .results import ArchRun, Case, CaseStatus, Problem, ProblemKind, Verdict
 
 # A backtrace frame: `[<addr>] sym+0x1/0x2` (older kernels) or `sym+0x1/0x2` (6.12).
 FRAME = re.compile(r'^\s+(?:\[<[0-9a-f]+>\]\s*)?([\w.]+)\+0x[0-9a-f]+/0x[0-9a-f]+', re.M)
@@ -126,16 +127,9 @@ def judge(run: ArchRun, expected: Dict[str, List[str]], parser: ModuleType,
     files of `logs_in` when given: the directory they will be in when
     anyone reads it (run-kunit writes beside --out, then renames).
 
-    The run's problem, the first of these that holds (results.decide() then
-    ranks it first of its rules):
-      config or build failed                   (its first error line)
-      the kernel crashed (panic, oops, BUG)    (the crash and the case it hit)
-      a second KTAP stream after the first     (a reboot, a second run)
-      the console went silent (--idle-timeout) (hung in the case that ran)
-      QEMU did not finish within --timeout
-      no KTAP at all                           (no boot, wrong console)
-      KTAP errors that no absent or crashed case explains
-      --debug: no kmemleak scan report
+    Every problem found is recorded (results.ProblemKind lists them), each
+    with what shows it: the first build error line, the crash and the case
+    it hit, the case a hang stopped in.  results.decide() ranks them.
     """
     def named(path: Path) -> str:
         return str(logs_in / path.name if logs_in else path)
@@ -150,8 +144,8 @@ def judge(run: ArchRun, expected: Dict[str, List[str]], parser: ModuleType,
         first = _first(BUILD_ERROR, text) or (text[-1] if text else 'no output')
         what = {'config': 'kunit.py config', 'build': 'build'}.get(run.phase_failed,
                                                                    run.phase_failed)
-        v.problem = Problem(ArchStatus.INFRA, f'{run.arch}: {what} failed: {first} '
-                            f'(see {v.logs.get("build", "no build log")})')
+        v.problems.append(Problem(ProblemKind.BUILD, f'{run.arch}: {what} failed: {first} '
+                                  f'(see {v.logs.get("build", "no build log")})'))
         return v
     raw = run.ktap_log.read_text(errors='replace').splitlines() if run.ktap_log else []
     ktap_file = v.logs.get('ktap', f'the {run.arch} results directory')
@@ -165,18 +159,18 @@ def judge(run: ArchRun, expected: Dict[str, List[str]], parser: ModuleType,
             _walk(suite, '', parser, con.skips, v.cases)
         _pin_splats(v, con)
         v.missing = absent(expected, [c.name for c in v.cases] + [s.name for s in root.subtests])
-    cause = _problem(run, con, timeout, ktap_file, parsed, v)
-    if not cause and parsed and root.counts.errors and not v.incomplete():
-        cause = (f'{run.arch}: incomplete KTAP: {root.counts.errors} KTAP error(s), truncated '
-                 f'output (see {ktap_file})')
-    if not cause and run.kmemleak:
+    v.problems.extend(_problems(run, con, timeout, ktap_file, parsed, v))
+    if parsed and root.counts.errors:
+        v.problems.append(Problem(ProblemKind.KTAP_ERRORS, (
+            f'{run.arch}: incomplete KTAP: {root.counts.errors} KTAP error(s), truncated '
+            f'output (see {ktap_file})')))
+    if run.kmemleak:
         scan, why = _kmemleak(con.kmemleak, ours)
         if scan:
             v.cases.append(scan)
         else:
-            cause = f'{run.arch}: {why} (see {ktap_file})'
-    if cause:
-        v.problem = Problem(ArchStatus.INFRA, cause)
+            v.problems.append(Problem(ProblemKind.NO_KMEMLEAK,
+                                      f'{run.arch}: {why} (see {ktap_file})'))
     return v
 
 
@@ -196,28 +190,35 @@ def _pin_splats(v: Verdict, con: console.Console) -> None:
                             f'kernel warning outside every case ({where}): {splat}', [splat]))
 
 
-def _problem(run: ArchRun, con: console.Console, timeout: int, ktap_file: str, parsed: bool,
-             v: Verdict) -> str:
-    """Why the run gave no complete results, if it did not; '' if it did."""
+def _problems(run: ArchRun, con: console.Console, timeout: int, ktap_file: str,
+              parsed: bool, v: Verdict) -> List[Problem]:
+    """What in the run and its console kept the cases from completing."""
     see = f'(see {ktap_file})'
+    found = []
     if con.crash:
         c = con.crash
         said = '; '.join(dict.fromkeys(x for x in (c.first, c.panic) if x))
-        return f'{run.arch}: kernel crash in {c.where}: {said} {see}'
+        found.append(Problem(ProblemKind.CRASH,
+                             f'{run.arch}: kernel crash in {c.where}: {said} {see}'))
     if con.second_stream:
-        return (f'{run.arch}: a second KTAP stream began at line {con.second_stream} of the '
-                'console, after the first: the kernel rebooted or ran the suites again, and '
-                f'one run must give one stream {see}')
+        found.append(Problem(ProblemKind.SECOND_STREAM, (
+            f'{run.arch}: a second KTAP stream began at line {con.second_stream} of the '
+            'console, after the first: the kernel rebooted or ran the suites again, and '
+            f'one run must give one stream {see}')))
     if run.hung:
-        return (f'{run.arch}: hung: no console output for {run.hung}s, stopped in '
-                f'{con.where} (--idle-timeout) {see}')
-    if run.timed_out:
-        if parsed and v.cases and not v.missing:
-            return (f'{run.arch}: every suite ran, but QEMU did not exit within --timeout '
-                    f'{timeout}s: the kernel cannot reset this machine {see}')
-        return (f'{run.arch}: no result within --timeout {timeout}s: QEMU hung or the '
-                f'kernel stalled in {con.where} {see}')
+        found.append(Problem(ProblemKind.HUNG, (
+            f'{run.arch}: hung: no console output for {run.hung}s, stopped in '
+            f'{con.where} (--idle-timeout) {see}')))
+    if run.timed_out and parsed and v.cases and not v.missing:
+        found.append(Problem(ProblemKind.NO_EXIT, (
+            f'{run.arch}: every suite ran, but QEMU did not exit within --timeout '
+            f'{timeout}s: the kernel cannot reset this machine {see}')))
+    elif run.timed_out:
+        found.append(Problem(ProblemKind.TIMEOUT, (
+            f'{run.arch}: no result within --timeout {timeout}s: QEMU hung or the '
+            f'kernel stalled in {con.where} {see}')))
     if not parsed:
-        return (f'{run.arch}: no KTAP output: the kernel did not boot or its console is '
-                f'not the serial port QEMU reads {see}')
-    return ''
+        found.append(Problem(ProblemKind.NO_KTAP, (
+            f'{run.arch}: no KTAP output: the kernel did not boot or its console is '
+            f'not the serial port QEMU reads {see}')))
+    return found

@@ -6,7 +6,7 @@ from typing import List
 
 from rxalign import mutations
 from rxalign.exitcodes import Exit
-from rxalign.results import ArchStatus, Case, CaseStatus, Problem, Verdict
+from rxalign.results import ArchStatus, Case, CaseStatus, Problem, ProblemKind, Verdict
 
 M = next(m for m in mutations.MUTATIONS if m.name == 'napi-reserve-hardcoded-2')
 
@@ -37,8 +37,8 @@ def test_survives_when_the_wrong_assertion_fires() -> None:
 
 
 def test_a_crash_is_no_kill() -> None:
-    o = mutations.judge(M, Exit.INFRA, Verdict(arch='x86_64', problem=Problem(ArchStatus.INFRA,
-                                                                              'panic')))
+    o = mutations.judge(M, Exit.INFRA, Verdict(arch='x86_64', problems=[Problem(ProblemKind.CRASH,
+                                                                                'panic')]))
     assert not o.killed and 'exited 3' in o.detail
 
 

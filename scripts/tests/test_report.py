@@ -433,11 +433,12 @@ def test_a_star_rule_covers_only_an_arch_without_results(
 
 
 def older_format(r: Dict[str, Any]) -> None:
-    """results.json as run-kunit wrote it before `problem` and `format` were fields,
-    with the status an older --expected gave."""
+    """results.json as run-kunit wrote it before `problem`, `problems` and
+    `format` were fields, with the status an older --expected gave."""
     r.pop('format', None)
     for v in r['arches'].values():
         v.pop('problem', None)
+        v.pop('problems', None)
         v['status'] = 'known'
 
 

@@ -19,8 +19,8 @@ import pytest
 
 from rxalign import report, report_html, report_main
 from rxalign.declared import expected_suites
-from rxalign.results import (ArchRun, Case, CaseStatus, Frame, MalformedFrame, Problem, ArchStatus,
-                             Results, RunMeta, Verdict)
+from rxalign.results import (ArchRun, ArchStatus, Case, CaseStatus, Frame, MalformedFrame,
+                             Problem, ProblemKind, Results, RunMeta, Verdict)
 from rxalign.verdict import judge
 
 import faults
@@ -256,7 +256,7 @@ def test_everything_from_a_log_is_escaped() -> None:
                               headroom=64, nh_mod4=2, mac_line_off=0),
                         Frame(case='s.c', driver='<b>e1000</b>', frame='ipv4', nh_mod4=2)],
                 malformed_frames=[MalformedFrame('s.c', f'rx_align_frame: {EVIL}', '<u>why</u>')])
-    crashed = Verdict(arch='powerpc', problem=Problem(ArchStatus.INFRA, f'powerpc: {EVIL}'))
+    crashed = Verdict(arch='powerpc', problems=[Problem(ProblemKind.CRASH, f'powerpc: {EVIL}')])
     meta = RunMeta(tree=EVIL, head='<h>', tree_hash='', series='', run_id='"><x',
                    arches=('x86_64', 'powerpc'), finished='')
     results = Results(runs=[meta], arches={'x86_64': v, 'powerpc': crashed})

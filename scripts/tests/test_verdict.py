@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from types import ModuleType
 from typing import List
@@ -11,7 +12,7 @@ import pytest
 from rxalign import paths
 from rxalign.exitcodes import Exit
 from rxalign.declared import expected_suites, module_functions
-from rxalign.results import ArchRun
+from rxalign.results import ArchRun, Problem, ProblemKind, Verdict
 from rxalign.verdict import judge
 
 import faults
@@ -404,3 +405,41 @@ def test_the_crash_table_matches_its_examples_and_no_clean_log() -> None:
     named = {a.strip() for f in CRASH_FORMATS for a in f.arches.split(',')}
     stems = {p.stem.split('-')[0] for p in CRASH_LOGS}
     assert stems <= named, stems - named
+
+
+def test_judge_records_every_problem_and_decide_ranks_them(parser: ModuleType) -> None:
+    """A panic that also timed out: judge() lists both, with what shows each;
+    decide() (not judge()) puts the crash first."""
+    v = verdict_of(parser, 'panic_mid_suite', timed_out=True, hung=30)
+    kinds = [p.kind for p in v.problems]
+    assert ProblemKind.CRASH in kinds and ProblemKind.HUNG in kinds, kinds
+    assert ProblemKind.TIMEOUT in kinds, kinds
+    assert v.problem and v.problem.kind == ProblemKind.CRASH
+    assert v.cause.startswith('x86_64: kernel crash'), v.cause
+    # the ranking is decide()'s: shuffled, the same cause
+    v.problems.reverse()
+    assert v.cause.startswith('x86_64: kernel crash'), v.cause
+
+
+def test_ktap_errors_rank_below_the_missing_cases_that_explain_them(parser: ModuleType) -> None:
+    """A truncated log has KTAP errors and absent cases: the absent cases are
+    the cause; the errors alone (every case there) would still be infra."""
+    v = verdict_of(parser, 'truncated')
+    assert [p.kind for p in v.problems] == [ProblemKind.KTAP_ERRORS]
+    assert 'missing net_rx_align_alloc' in v.cause and 'KTAP error' not in v.cause, v.cause
+    done = verdict_of(parser, 'pass')
+    assert done.exit == Exit.OK
+    done.problems.append(Problem(ProblemKind.KTAP_ERRORS,
+                                 'x86_64: incomplete KTAP: 1 KTAP error(s)'))
+    assert done.exit == Exit.INFRA and '1 KTAP error' in done.cause
+
+
+def test_problems_survive_the_json_round_trip(parser: ModuleType) -> None:
+    v = verdict_of(parser, 'panic_mid_suite', hung=30)
+    back = Verdict.from_json(json.loads(json.dumps(v.to_json())), 'test')
+    assert back.problems == v.problems and back.cause == v.cause
+    stored = v.to_json()
+    del stored['problems']      # results written before kinds: the one problem they stored
+    old = Verdict.from_json(stored, 'test')
+    assert [p.kind for p in old.problems] == [ProblemKind.RECORDED]
+    assert old.exit == Exit.INFRA and old.cause == v.cause
