@@ -330,13 +330,21 @@ def builder(arch: Arch) -> Arch:
     return BY_NAME[arch.kernel_of] if arch.kernel_of else arch
 
 
-def kernel_kconfig(arch: Arch, drivers: bool, slim: bool) -> List[str]:
+def nic_kernel(arch: Arch) -> bool:
+    """Whether @arch's kernel is booted with NICs by any entry (the entry itself
+    or a board): then it has their drivers and the drivers suite built in."""
+    base = builder(arch)
+    return any(a.nics for a in ARCHES if builder(a) is base)
+
+
+def kernel_kconfig(arch: Arch, slim: bool) -> List[str]:
     """The kconfig lines of @arch's kernel: those of every entry that boots it,
-    so each of them configures the same kernel and none rebuilds it."""
+    their NIC drivers included, so each of them, with --drivers or without,
+    configures the same kernel and none rebuilds it."""
     base = builder(arch)
     lines = [line for a in ARCHES if builder(a) is base
              for line in (*a.kconfig, *(a.slim if slim else ()),
-                          *(a.nic_kconfig() if drivers and a.nics else ()))]
+                          *(a.nic_kconfig() if a.nics else ()))]
     return list(dict.fromkeys(lines))
 
 

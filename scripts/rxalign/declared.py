@@ -7,6 +7,7 @@ compares KTAP against this list rather than against KTAP's own plan.
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from pathlib import Path
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
@@ -158,6 +159,23 @@ def built_sources(tests_dir: Path, config: Optional[Config]) -> List[Path]:
     return [src for src in sorted(tests_dir.glob('*.c'))
             if config is None or src.name not in option
             or config.get(option[src.name]) in ('y', 'm')]
+
+
+# The suites a run boots, as kunit.filter_glob takes them: one glob (the
+# kernel's glob_match(), whose [!...] complements as fnmatch's does).  The
+# drivers suite shares its kernel with the others (scripts/kconfig/drivers.config).
+DRIVERS_SUITE = 'net_rx_align_drivers'
+OTHER_SUITES = 'net_rx_align_[!d]*'
+
+
+def suite_glob(drivers: bool) -> str:
+    """What run-kunit (--drivers or not) asks the kernel to run."""
+    return DRIVERS_SUITE if drivers else OTHER_SUITES
+
+
+def selected(suites: Dict[str, List[str]], glob: str) -> Dict[str, List[str]]:
+    """The suites of @suites that kunit.filter_glob=@glob runs."""
+    return {name: cases for name, cases in suites.items() if fnmatch.fnmatchcase(name, glob)}
 
 
 def expected_suites(tests_dir: Path, config: Optional[Config] = None) -> Dict[str, List[str]]:

@@ -25,13 +25,14 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
-from .arches import ARCHES, Arch, builder, kernel_kconfig
+from .arches import ARCHES, Arch, builder, kernel_kconfig, nic_kernel
 from .boot import boot
 from .cache import Cache, Lock
 from .console import RESULT as RESULT_LINE, PANIC as PANIC_LINE, TIMESTAMP
+from .declared import suite_glob
 from .fmt import seconds as fmt_seconds
 from .live import SuiteProgress
-from .paths import KMEMLEAK_INIT
+from .paths import DRIVERS, KMEMLEAK_INIT
 from .procs import group_members
 from .results import ArchRun
 from .toolchain import build_env
@@ -51,11 +52,10 @@ class RunSettings:
     jobs: int
     timeout: int
     profile: str = ''                       # build-dir suffix for other configs
-    kconfig_add: List[str] = dataclasses.field(default_factory=list)
     slim: bool = True                       # add the arch's own slim cuts
     kmemleak: bool = False                  # --debug: scan for leaks where the arch can
     idle_timeout: float = 60.0              # stop a guest silent this long, as hung
-    drivers: bool = False                   # --drivers: the arch's NICs, their drivers built
+    drivers: bool = False                   # --drivers: the drivers suite, on the arch's NICs
     # the cache lock: every child inherits its fd, so the lock stays held while
     # any of them lives (a run-kunit killed by SIGKILL leaves them running)
     lock: Optional[Lock] = None
@@ -102,6 +102,12 @@ def tcg_only(arch: Arch, cache: Cache, env: Dict[str, str],
         tmp.chmod(0o755)
         os.replace(tmp, wrapper)
     env['PATH'] = f'{wrappers}:{env.get("PATH", "")}'
+
+
+def kconfig_lines(path: Path) -> List[str]:
+    """The option lines of a kconfig fragment, `# CONFIG_X is not set` included."""
+    return [line.strip() for line in path.read_text().splitlines()
+            if re.match(r'\s*(CONFIG_\w+=|# CONFIG_\w+ is not set)', line)]
 
 
 def kunitconfigs(arch: Arch, s: RunSettings, build_dir: Path) -> List[Path]:
@@ -403,15 +409,17 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
                      config=build_dir / '.config')
 
     initramfs = kmemleak_initramfs(build_dir) if kmemleak else []
-    kconfig = kernel_kconfig(arch, s.drivers, s.slim)
-    adds = [f'--kconfig_add={line}' for line in (*kconfig, *s.kconfig_add, *initramfs)]
+    kconfig = kernel_kconfig(arch, s.slim)
+    suites = kconfig_lines(DRIVERS) if nic_kernel(arch) else []
+    adds = [f'--kconfig_add={line}' for line in (*kconfig, *suites, *initramfs)]
     phases: List[Tuple[str, str, List[str], Path, Optional[float]]] = [
         ('config', 'configuring', [*kunit, 'config', *common, *adds], build_log, None),
         ('build', 'building', kunit_make(base, s, build_dir), build_log, None),
         ('run', 'booting and running', [*kunit, 'exec', *exec_common, *adds,
                                         f'--timeout={s.timeout}', '--raw_output=all',
                                         *panic_args(arch),
-                                        *(nic_exec_args(arch) if s.drivers else [])],
+                                        *(nic_exec_args(arch) if s.drivers else []),
+                                        suite_glob(s.drivers)],
          out_dir / 'kunit-exec.log', s.timeout + 120.0),
     ]
     # kunit.py config writes .config (olddefconfig, then its check that every

@@ -20,11 +20,12 @@ from . import (arches, baseline, deps, fmt, kernels, known_failures, outdir, rep
                tables, toolchains, tree)
 from .cache import Cache, Lock, default_root
 from .cli import run_main
-from .declared import declared_cases, expected_suites, module_functions, read_config
+from .declared import (declared_cases, expected_suites, module_functions, read_config,
+                       selected, suite_glob)
 from .exitcodes import Exit, HarnessError
 from .fmt import seconds as fmt_seconds
 from .kunit_driver import RunSettings, load_kunit_parser, run_arch
-from .paths import DEBUG, DRIVERS, KUNITCONFIG, SERIES_DIR, SLIM, TESTS_DIR
+from .paths import DEBUG, KUNITCONFIG, SERIES_DIR, SLIM, TESTS_DIR
 from .results import ArchStatus, Problem, ProblemKind, Results, RunMeta, Verdict
 from .verdict import judge
 
@@ -79,8 +80,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                    help='known failures, "ARCH: SUITE.CASE  # why" per line: shown, not gating')
     p.add_argument('--drivers', action='store_true',
                    help='the NIC drivers suite instead of the others: each arch\'s QEMU '
-                        'machine gets the NICs of its table entry on one hub, their drivers '
-                        'built in (scripts/kconfig/drivers.config; own build dirs)')
+                        'machine gets the NICs of its table entry on one hub (the same '
+                        'kernel as without --drivers: scripts/kconfig/drivers.config)')
     p.add_argument('--debug', action='store_true',
                    help='add scripts/kconfig/debug.config (KASAN, lockdep, DEBUG_NET, '
                         'DEBUG_OBJECTS, atomic-sleep checks; own build dirs)')
@@ -143,12 +144,6 @@ def select_arches(spec: Optional[str], boards: bool = False) -> List[arches.Arch
 def _git_tree_hash(path: Path) -> str:
     return subprocess.run(['git', '-C', str(path), 'rev-parse', 'HEAD^{tree}'],
                           capture_output=True, text=True, check=False).stdout.strip()
-
-
-def kconfig_lines(path: Path) -> List[str]:
-    """The option lines of a kconfig fragment, `# CONFIG_X is not set` included."""
-    return [line.strip() for line in path.read_text().splitlines()
-            if re.match(r'\s*(CONFIG_\w+=|# CONFIG_\w+ is not set)', line)]
 
 
 def with_nics(selected: List[arches.Arch], spec: Optional[str]) -> List[arches.Arch]:
@@ -275,12 +270,9 @@ def run_settings(plan: Plan, ready: ReadyTree, cache: Cache, lock: Lock,
     return RunSettings(tree=ready.prepared.path, cache=cache, base_id=ready.base.base_id,
                        kunitconfigs=[KUNITCONFIG] + ([SLIM] if slim else [])
                        + ([DEBUG] if args.debug else []),
-                       # overrides, which kunit.py takes only as --kconfig_add
-                       kconfig_add=kconfig_lines(DRIVERS) if args.drivers else [],
                        jobs=args.jobs, timeout=args.timeout, idle_timeout=args.idle_timeout,
                        profile='-'.join(p for p, on in (('full', not slim),
-                                                         ('debug', args.debug),
-                                                         ('drivers', args.drivers)) if on),
+                                                         ('debug', args.debug)) if on),
                        slim=slim, kmemleak=args.debug, drivers=args.drivers, lock=lock,
                        toolchains=chains)
 
@@ -308,7 +300,9 @@ def run_arches(plan: Plan, problems: Dict[str, HarnessError], settings: RunSetti
                           if result.config and result.config.is_file() else None)
                 # the results directory is renamed into place at the end:
                 # the verdict names the logs where they will be
-                v = judge(result, expected_suites(built_tests, config), parser,
+                declared = selected(expected_suites(built_tests, config),
+                                    suite_glob(settings.drivers))
+                v = judge(result, declared, parser,
                           settings.timeout, ours, logs_in=plan.out / a.name)
             v.toolchain = settings.toolchain(a).describe(a)
             show(f'toolchain {v.toolchain}')

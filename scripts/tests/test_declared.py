@@ -5,7 +5,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from rxalign.declared import expected_suites, parse_source
+from rxalign.declared import DRIVERS_SUITE, expected_suites, parse_source, selected, suite_glob
+from rxalign.paths import TESTS_DIR
 
 SOURCE = textwrap.dedent('''\
     #define RX_OTHER_NAME "net_rx_other"
@@ -78,3 +79,12 @@ def test_a_file_built_under_another_option_declares_only_when_built(tmp_path: Pa
     other_only = expected_suites(tmp_path, {'CONFIG_OTHER': 'm'})
     assert 'net_rx_drivers' in other_only and 'net_rx_a' not in other_only
     assert {'net_rx_a', 'net_rx_drivers'} <= set(expected_suites(tmp_path))
+
+
+def test_a_run_boots_the_drivers_suite_with_drivers_and_every_other_without() -> None:
+    """One kernel has every suite; kunit.filter_glob picks them.  A suite whose
+    name the glob of the other runs also matched would run twice."""
+    suites = expected_suites(TESTS_DIR)
+    assert DRIVERS_SUITE in suites
+    assert set(selected(suites, suite_glob(True))) == {DRIVERS_SUITE}
+    assert set(selected(suites, suite_glob(False))) == set(suites) - {DRIVERS_SUITE}
