@@ -55,12 +55,12 @@ def _fields(data: Any, where: str, required: Tuple[str, ...]) -> Dict[str, Any]:
     return data
 
 
-def _enum(kind: Any, value: Any, where: str) -> Any:
+def _enum(kind: Any, value: Any, where: str, what: str = 'status') -> Any:
     try:
         return kind(value)
     except ValueError:
         known = ', '.join(repr(k.value) for k in kind)
-        raise ValueError(f'{where}: unknown status {value!r} (known: {known})') from None
+        raise ValueError(f'{where}: unknown {what} {value!r} (known: {known})') from None
 
 
 @dataclasses.dataclass
@@ -318,7 +318,7 @@ class Problem:
     @classmethod
     def from_json(cls, data: Any, where: str) -> 'Problem':
         d = _fields(data, where, ('kind', 'cause'))
-        return cls(_enum(ProblemKind, d['kind'], where), str(d['cause']))
+        return cls(_enum(ProblemKind, d['kind'], where, 'problem kind'), str(d['cause']))
 
 
 @dataclasses.dataclass

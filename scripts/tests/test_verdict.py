@@ -443,3 +443,10 @@ def test_problems_survive_the_json_round_trip(parser: ModuleType) -> None:
     old = Verdict.from_json(stored, 'test')
     assert [p.kind for p in old.problems] == [ProblemKind.RECORDED]
     assert old.exit == Exit.INFRA and old.cause == v.cause
+
+
+def test_a_forged_problem_kind_is_named_as_a_kind(parser: ModuleType) -> None:
+    stored = verdict_of(parser, 'panic_mid_suite', hung=30).to_json()
+    stored['problems'][0]['kind'] = 'gremlins'
+    with pytest.raises(ValueError, match="unknown problem kind 'gremlins' \\(known: 'unrunnable'"):
+        Verdict.from_json(stored, 'test')
