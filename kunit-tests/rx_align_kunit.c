@@ -779,11 +779,9 @@ static void rx_fixup_control(struct kunit *test)
 	u32 v;
 
 	KUNIT_ASSERT_NOT_NULL(test, words);
-	preempt_disable();
 	before = rx_fixups_read(f);
 	v = READ_ONCE(*(u32 *)((u8 *)words + 2));
 	after = rx_fixups_read(f);
-	preempt_enable();
 	kunit_info(test, "rx_align_fixups: control %llu -> %llu (read %u)\n",
 		   before, after, v);
 	KUNIT_EXPECT_GT_MSG(test, after, before,
@@ -816,7 +814,6 @@ static void rx_fixup_frames(struct kunit *test)
 
 		skb_reserve(skb, pad);
 		rx_fill_frame(skb_put(skb, len), frame, len, ctx->dev->dev_addr);
-		preempt_disable();
 		before = rx_fixups_read(f);
 		skb->protocol = eth_type_trans(skb, ctx->dev);
 		skb_reset_network_header(skb);
@@ -826,7 +823,6 @@ static void rx_fixup_frames(struct kunit *test)
 			sum += rx_read_ip_header(skb_network_header(skb),
 						 skb->protocol == htons(ETH_P_IPV6));
 		after = rx_fixups_read(f);
-		preempt_enable();
 		if (!skb)	/* skb_vlan_untag() freed it */
 			kunit_remove_action(test, rx_kfree_skb, orig);
 		KUNIT_ASSERT_NOT_NULL(test, skb);
