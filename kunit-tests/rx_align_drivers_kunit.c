@@ -465,11 +465,12 @@ static void rx_driver_frames_case(struct kunit *test)
 	/* a frame not judged is a hole a bug walks through */
 	for (i = 0; i < want; i++)
 		if (!rx_seen_frame(tap, sent[i]))
-			KUNIT_FAIL(test, "arch %s: %s (%s) lost the %s %u-byte frame %s sent%s",
+			KUNIT_FAIL(test, "arch %s: %s (%s) lost the %s %u-byte frame sent by %s%s",
 				   rx_arch(), nic->dev->name, nic->desc,
 				   rx_frame_names[sent[i]->frame], sent[i]->len,
 				   tx == nic->dev ? "itself" : tx->name,
-				   tx == nic->dev ? " (one NIC: is its link looped back?)" : "");
+				   tx == nic->dev && !tap->n ?
+				   " (nothing came back: is its link looped back?)" : "");
 	for (i = 0; i < tap->n; i++) {
 		const struct rx_tap_seen *seen = &tap->frames[i];
 
