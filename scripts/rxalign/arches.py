@@ -42,6 +42,10 @@ LAN9118 = Nic('lan9118', ('NET_VENDOR_SMSC', 'SMSC911X'), onboard=True)
 XGMAC = Nic('xgmac', ('NET_CALXEDA_XGMAC',), onboard=True)
 IMX_FEC = Nic('imx.enet', ('NET_VENDOR_FREESCALE', 'FEC'), onboard=True)
 FTGMAC100 = Nic('ftgmac100', ('NET_VENDOR_FARADAY', 'FTGMAC100'), onboard=True)
+# the Quadra 800's onboard DP83932 SONIC (macsonic)
+MACSONIC = Nic('dp83932', ('NET_VENDOR_NATSEMI', 'MACSONIC'), onboard=True)
+# sun4m's Am7990 on the SBus (sunlance); the SS-5 has no slot for another
+SUNLANCE = Nic('lance', ('NET_VENDOR_AMD', 'SUNLANCE'), onboard=True)
 VIRTIO_MMIO = Nic('virtio-net-device', ('VIRTIO_MENU', 'VIRTIO_MMIO', 'VIRTIO_NET'))
 # QEMU's USB network function (CDC Ethernet; RNDIS is its other configuration)
 USB_NET = Nic('usb-net', ('USB_SUPPORT', 'USB', 'USB_NET_DRIVERS', 'USB_USBNET',
@@ -95,9 +99,17 @@ class Arch:
         names = dict.fromkeys([*self.nic_bus, *(o for nic in self.nics for o in nic.kconfig)])
         return ['CONFIG_NETDEVICES=y'] + [f'CONFIG_{o}=y' for o in names]
 
-    def nic_qemu_args(self) -> List[str]:
-        """Every NIC on one QEMU hub: the guest's own link, no host network."""
+    def nic_qemu_args(self, loop_port: int = 0) -> List[str]:
+        """Every NIC on one QEMU hub: the guest's own link, no host network.  A
+        lone NIC sends to itself: a UDP socket on the hub whose peer is its own
+        address (127.0.0.1:@loop_port) sends every frame back."""
         args: List[str] = list(self.nic_qemu)
+        if len(self.nics) == 1:
+            if not loop_port:
+                raise ValueError(f'{self.name} has one NIC: its loop needs a free UDP port')
+            addr = f'127.0.0.1:{loop_port}'
+            args += ['-netdev', f'socket,id=rxloop,udp={addr},localaddr={addr}',
+                     '-netdev', 'hubport,id=rxloopport,hubid=0,netdev=rxloop']
         bus = f',bus={self.nic_qdev_bus}' if self.nic_qdev_bus else ''
         for i, nic in enumerate(self.nics):
             mac = f'mac=52:54:00:12:34:{i + 1:02x}'
@@ -204,9 +216,18 @@ ARCHES: Tuple[Arch, ...] = (
          packages=_cross('gcc-m68k-linux-gnu', 'qemu-system-misc'),
          qemu_binary='qemu-system-m68k', image='vmlinux',
          policy='m68k virt: NET_IP_ALIGN 2 (generic), big-endian'),
+    # boots m68k's kernel, which runs on virt and on Macs alike (68040)
+    Arch(name='m68k-q800', kunit_arch='m68k', cross_compile='m68k-linux-gnu-',
+         packages=_cross('gcc-m68k-linux-gnu', 'qemu-system-misc'),
+         qemu_binary='qemu-system-m68k', qemu_config='m68k-q800.py', image='vmlinux',
+         kernel_of='m68k', nics=(MACSONIC,),
+         kconfig=('CONFIG_MAC=y', 'CONFIG_SERIAL_PMACZILOG=y', 'CONFIG_SERIAL_PMACZILOG_TTYS=y',
+                  'CONFIG_SERIAL_PMACZILOG_CONSOLE=y'),
+         policy='Quadra 800 (68040): NET_IP_ALIGN 2 (generic), big-endian'),
     Arch(name='sparc', kunit_arch='sparc', cross_compile='sparc64-linux-gnu-',
          packages=_cross('gcc-sparc64-linux-gnu', 'qemu-system-sparc'),
          qemu_binary='qemu-system-sparc', firmware=('/usr/share/qemu/openbios-sparc32',),
+         nics=(SUNLANCE,),
          policy='SPARC32: NET_IP_ALIGN 2 (generic), big-endian'),
     Arch(name='alpha', kunit_arch='alpha', cross_compile='alpha-linux-gnu-',
          packages=_cross('gcc-alpha-linux-gnu', 'qemu-system-misc'),

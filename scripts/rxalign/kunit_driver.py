@@ -18,6 +18,7 @@ import re
 import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -147,9 +148,17 @@ def make_options(arch: Arch) -> List[str]:
 NICS_PARAM = 'rx_align_drivers_kunit.nics'
 
 
+def free_udp_port() -> int:
+    """A UDP port on 127.0.0.1 nobody holds now: a lone NIC's loop (arches)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(('127.0.0.1', 0))
+        return int(s.getsockname()[1])
+
+
 def nic_exec_args(arch: Arch) -> List[str]:
     """kunit.py exec: the arch's NICs on one hub, and how many the suite must find."""
-    return [f'--qemu_args={shlex.join(arch.nic_qemu_args())}',
+    port = free_udp_port() if len(arch.nics) == 1 else 0
+    return [f'--qemu_args={shlex.join(arch.nic_qemu_args(port))}',
             f'--kernel_args={NICS_PARAM}={len(arch.nics)}']
 
 

@@ -133,6 +133,13 @@ MUTATIONS: Tuple[Mutation, ...] = (
              profile='drivers',
              not_in_ci='an armv5 --drivers build (cold: about 4 minutes and the arm '
                        'toolchain), which no other CI step makes'),
+    Mutation('sunlance-no-pad', 'sparc',
+             'a lone NIC looped back on a SPARC32 that traps: sunlance without its pad',
+             (('net_rx_align_drivers.rx_driver_frames_case.sunlance',
+               'traps on misaligned loads'),),
+             profile='drivers',
+             not_in_ci='a sparc --drivers build (cold: about 6 minutes and the sparc64 '
+                       'toolchain), which no other CI step makes'),
     Mutation('smsc911x-no-ip-align', 'arm-vexpress',
              'a board NIC on a NET_IP_ALIGN 2 arch: smsc911x without its data offset',
              (('net_rx_align_drivers.rx_driver_frames_case.smsc911x', 'IP header'),),
