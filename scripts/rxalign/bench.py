@@ -26,8 +26,8 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from .kernels import DEFAULT
-from . import arches, series, tree
+from .kernels import DEFAULT, Kernel
+from . import arches, kernels, series, tree
 from .cache import Cache
 from .cli import run_main
 from .declared import expected_suites, selected, suite_glob
@@ -73,13 +73,19 @@ def _plain(arch: arches.Arch, src: Path, build: Path, jobs: int) -> float:
     return time.monotonic() - start
 
 
-def _ours(selected: List[arches.Arch], cache: Cache, base: tree.Base, tests: Path,
-          jobs: int, out: Path) -> Tuple[float, List[Verdict]]:
+def kunitconfigs(kernel: Kernel) -> List[Path]:
+    """Ours as run-kunit builds @kernel: slim where its Kconfig allows (kernels.py)."""
+    return [KUNITCONFIG] + ([SLIM] if kernel.slim else [])
+
+
+def _ours(selected: List[arches.Arch], cache: Cache, base: tree.Base, kernel: Kernel,
+          tests: Path, jobs: int, out: Path) -> Tuple[float, List[Verdict]]:
     """Tree update + build + boot + verdict for every arch, as run-kunit does it."""
     start = time.monotonic()
-    prepared = tree.prepare(cache, base, series.layers(tests_dir=tests), lambda m: None)
+    prepared = tree.prepare(cache, base, series.layers(kernel, tests), lambda m: None)
     settings = RunSettings(tree=prepared.path, cache=cache, base_id=base.base_id,
-                           kunitconfigs=[KUNITCONFIG, SLIM], jobs=jobs, timeout=300)
+                           kunitconfigs=kunitconfigs(kernel), jobs=jobs, timeout=300,
+                           slim=kernel.slim)
     parser = load_kunit_parser(prepared.path / 'tools/testing/kunit')
     verdicts = []
     for a in selected:
@@ -93,11 +99,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument('--arch', default=','.join(a.name for a in arches.default_arches()))
     p.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
     p.add_argument('--out', type=Path, default=Path('bench.md'))
+    p.add_argument('--kernel', default=DEFAULT.name, choices=list(kernels.BY_NAME),
+                   help='the Debian kernel to build (fetched into the bench\'s own cache)')
     args = p.parse_args(argv)
     selected = arches.select(args.arch)
+    kernel = kernels.select(args.kernel)
     work = Path(tempfile.mkdtemp(prefix='rx-align-bench-'))
     cache = Cache(work / 'cache')
-    base = tree.debian_base(DEFAULT, cache, print)
+    base = tree.debian_base(kernel, cache, print)
     tests = work / 'kunit-tests'
     shutil.copytree(TESTS_DIR, tests)
     ours: Dict[str, float] = {}
@@ -105,7 +114,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     notes: List[str] = []
 
     # Tree preparation is the same for both and done once, before the clock.
-    src = tree.prepare(cache, base, series.layers(tests_dir=tests), print).path
+    src = tree.prepare(cache, base, series.layers(kernel, tests), print).path
     print('plain kunit.py, cold', flush=True)
     plain['cold'] = sum(_plain(a, src, work / 'plain' / a.name, args.jobs) for a in selected)
     print('plain kunit.py, no-op', flush=True)
@@ -126,7 +135,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             src_c = tests / 'rx_align_kunit.c'    # prints the rx_align_facts line
             src_c.write_text(src_c.read_text().replace('rx_align_facts: ', 'rx_align_facts:  ', 1))
         print(f'ours, {scenario}', flush=True)
-        ours[scenario], verdicts = _ours(selected, cache, base, tests, args.jobs,
+        ours[scenario], verdicts = _ours(selected, cache, base, kernel, tests, args.jobs,
                                          work / 'results' / scenario)
         differ = [v.arch for v in verdicts if results(v) != reference[v.arch]]
         same = same and not differ
@@ -135,7 +144,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             + ('; results as plain kunit.py\'s' if not differ
                else f'; DIFFERENT from plain kunit.py: {", ".join(differ)}'))
 
-    rows = [f'# scripts/bench: {", ".join(a.name for a in selected)}, {args.jobs} jobs', '',
+    rows = [f'# scripts/bench: {base.label}, {", ".join(a.name for a in selected)}, '
+            f'{args.jobs} jobs', '',
             '| scenario | plain kunit.py (s) | rx-align (s) | ratio |', '|---|---|---|---|']
     for s in SCENARIOS:
         pl = plain.get(s)
