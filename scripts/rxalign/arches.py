@@ -88,6 +88,8 @@ class Arch:
     # the kconfig of every entry that shares it), booted on this entry's QEMU
     # machine; with another toolchain, the same kernel in a directory of its own
     kernel_of: str = ''
+    # kernels (kernels.py names) whose Kconfig cannot build this arch, and why
+    not_built_by: Tuple[Tuple[str, str], ...] = ()
     dtb: str = ''                       # the device tree it boots with (built by `make dtbs`)
 
     def qemu_config_path(self, kmemleak: bool = False) -> Optional[Path]:
@@ -293,6 +295,8 @@ ARCHES: Tuple[Arch, ...] = (
     Arch(name='armeb', kunit_arch='arm', cross_compile='arm-linux-gnueabi-',
          packages=_cross('gcc-arm-linux-gnueabi', 'qemu-system-arm'),
          qemu_binary='qemu-system-arm', qemu_config='armeb.py', image='zImage',
+         not_built_by=(('7.3', 'big-endian ARM is deprecated there: CPU_BIG_ENDIAN '
+                               'depends on ARCH_MULTI_V5 || BROKEN (arch/arm/mm/Kconfig)'),),
          policy='ARMv7 virt, big-endian (BE8): NET_IP_ALIGN 2 (generic)'),
     Arch(name='riscv32', kunit_arch='riscv', cross_compile='riscv64-linux-gnu-',
          packages=_cross('gcc-riscv64-linux-gnu', 'qemu-system-misc'),

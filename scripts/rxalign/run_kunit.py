@@ -221,6 +221,12 @@ def check_machine(plan: Plan) -> Tuple[Dict[str, HarnessError], toolchains.Toolc
                          + (deps.DEBUG_PACKAGES if plan.args.debug else ()), say)
     chains = toolchains.Toolchains(plan.args.toolchain, Cache(default_root()), say)
     problems = {a.name: p for a in plan.arches if (p := chains.arch_problem(a))}
+    if not plan.user_tree:
+        problems.update({a.name: HarnessError(Exit.ENVIRONMENT, f'{a.name} cannot be built '
+                                              f'from {plan.kernel.package}: {why}; run it '
+                                              'with another --kernel')
+                         for a in plan.arches for k, why in a.not_built_by
+                         if k == plan.kernel.name})
     # Nothing to build: stop here, unless every arch is one the expected
     # file says cannot run (a fan-out job for it must pass, with a report).
     unexpected = [p for name, p in problems.items()

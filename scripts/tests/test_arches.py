@@ -286,3 +286,9 @@ def test_a_lone_nic_sends_to_itself_through_a_looped_socket() -> None:
     two = dataclasses.replace(lone, nics=(arches.SUNLANCE, arches.E1000))
     assert not any('rxloop' in arg for arg in two.nic_qemu_args(4711))
     assert 0 < free_udp_port() < 65536
+
+
+def test_an_arch_a_kernel_cannot_build_names_a_kernel_we_run() -> None:
+    for a in arches.ARCHES:
+        for kernel, why in a.not_built_by:
+            assert kernel in kernels.BY_NAME and why, a.name
