@@ -362,17 +362,6 @@ def nic_kernel(arch: Arch) -> bool:
     return any(a.nics for a in ARCHES if builder(a) is base)
 
 
-def kernel_kconfig(arch: Arch, slim: bool) -> List[str]:
-    """The kconfig lines of @arch's kernel: those of every entry that boots it,
-    their NIC drivers included, so each of them, with --drivers or without,
-    configures the same kernel and none rebuilds it."""
-    base = builder(arch)
-    lines = [line for a in ARCHES if builder(a) is base
-             for line in (*a.kconfig, *(a.slim if slim else ()),
-                          *(a.nic_kconfig() if a.nics else ()))]
-    return list(dict.fromkeys(lines))
-
-
 def default_arches() -> List[Arch]:
     return [a for a in ARCHES if a.default]
 

@@ -33,7 +33,8 @@ from .cli import run_main
 from .declared import expected_suites, selected, suite_glob
 from .exitcodes import Exit, HarnessError
 from .kunit_driver import RunSettings, load_kunit_parser, run_arch
-from .paths import KUNITCONFIG, SLIM, TESTS_DIR
+from .kconfig import fragments
+from .paths import KUNITCONFIG, TESTS_DIR
 from .results import ArchRun, Verdict
 from .verdict import judge
 
@@ -73,19 +74,14 @@ def _plain(arch: arches.Arch, src: Path, build: Path, jobs: int) -> float:
     return time.monotonic() - start
 
 
-def kunitconfigs(kernel: Kernel) -> List[Path]:
-    """Ours as run-kunit builds @kernel: slim where its Kconfig allows (kernels.py)."""
-    return [KUNITCONFIG] + ([SLIM] if kernel.slim else [])
-
-
 def _ours(selected: List[arches.Arch], cache: Cache, base: tree.Base, kernel: Kernel,
           tests: Path, jobs: int, out: Path) -> Tuple[float, List[Verdict]]:
     """Tree update + build + boot + verdict for every arch, as run-kunit does it."""
     start = time.monotonic()
     prepared = tree.prepare(cache, base, series.layers(kernel, tests), lambda m: None)
     settings = RunSettings(tree=prepared.path, cache=cache, base_id=base.base_id,
-                           kunitconfigs=kunitconfigs(kernel), jobs=jobs, timeout=300,
-                           slim=kernel.slim)
+                           kunitconfigs=fragments(slim=True), slim_kept=kernel.slim_kept,
+                           jobs=jobs, timeout=300)
     parser = load_kunit_parser(prepared.path / 'tools/testing/kunit')
     verdicts = []
     for a in selected:

@@ -11,6 +11,17 @@ import dataclasses
 from typing import Dict, Tuple
 
 
+# 6.1 keeps these slim.config cuts:
+_SLIM_KEPT_6_1 = (
+    # ptp_vclock.c (PTP, which the NIC drivers bring) uses SRCU, which 6.1
+    # builds only when something selects it (6.2 made it unconditional):
+    # inotify is the smallest selector among the cuts
+    '# CONFIG_INOTIFY_USER is not set',
+    # no prompt in 6.1: on every arch with a direct map to set (x86, riscv)
+    '# CONFIG_SECRETMEM is not set',
+)
+
+
 @dataclasses.dataclass(frozen=True)
 class Kernel:
     name: str                    # --kernel, and the for-<name>/ series directory
@@ -20,11 +31,10 @@ class Kernel:
     # cache (debian_archive.py); () means the machine's own apt sources carry it.
     suites: Tuple[str, ...] = ()
     default: bool = False
-    # scripts/kconfig/slim.config and the arches' slim lines: written for
-    # 6.12; an older Kconfig cannot turn some of them off (6.1 x86_64:
-    # SECRETMEM, HIBERNATION, DEVPORT, X86_16BIT have no prompt there) and
-    # kunit.py then refuses the .config
-    slim: bool = True
+    # Cuts of scripts/kconfig/slim.config (written for 6.12) this kernel
+    # keeps the feature of, on every arch: its Kconfig cannot turn it off
+    # (kunit.py would refuse the .config) or its build needs it.
+    slim_kept: Tuple[str, ...] = ()
 
     @property
     def tarball_name(self) -> str:
@@ -32,7 +42,8 @@ class Kernel:
 
 
 KERNELS: Tuple[Kernel, ...] = (
-    Kernel('6.1', 'linux-source-6.1', 'Debian 12 (bookworm), the kernel it runs', slim=False),
+    Kernel('6.1', 'linux-source-6.1', 'Debian 12 (bookworm), the kernel it runs',
+           slim_kept=_SLIM_KEPT_6_1),
     # The default: the kernel of Debian's stable release (13) and an LTS, and
     # the one the whole arch matrix and every mutation are measured on.
     Kernel('6.12', 'linux-source-6.12', 'Debian 12 (bookworm) and 13 (trixie), the kernel 13 '

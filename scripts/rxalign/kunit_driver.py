@@ -26,14 +26,15 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
-from .arches import ARCHES, Arch, builder, kernel_kconfig, nic_kernel
+from .arches import ARCHES, Arch, builder
 from .boot import boot
 from .cache import Cache, Lock
 from .console import RESULT as RESULT_LINE, PANIC as PANIC_LINE, TIMESTAMP
 from .declared import suite_glob
 from .fmt import seconds as fmt_seconds
 from .live import SuiteProgress
-from .paths import DRIVERS, KMEMLEAK_INIT
+from .kconfig import fitted, kernel_kconfig
+from .paths import KMEMLEAK_INIT
 from .procs import group_members
 from .results import ArchRun
 from .toolchain import build_env
@@ -54,6 +55,7 @@ class RunSettings:
     timeout: int
     profile: str = ''                       # build-dir suffix for other configs
     slim: bool = True                       # add the arch's own slim cuts
+    slim_kept: Tuple[str, ...] = ()         # slim cuts this kernel keeps (kernels.py)
     kmemleak: bool = False                  # --debug: scan for leaks where the arch can
     idle_timeout: float = 60.0              # stop a guest silent this long, as hung
     drivers: bool = False                   # --drivers: the drivers suite, on the arch's NICs
@@ -105,31 +107,10 @@ def tcg_only(arch: Arch, cache: Cache, env: Dict[str, str],
     env['PATH'] = f'{wrappers}:{env.get("PATH", "")}'
 
 
-def kconfig_lines(path: Path) -> List[str]:
-    """The option lines of a kconfig fragment, `# CONFIG_X is not set` included."""
-    return [line.strip() for line in path.read_text().splitlines()
-            if re.match(r'\s*(CONFIG_\w+=|# CONFIG_\w+ is not set)', line)]
-
-
-def kunitconfigs(arch: Arch, s: RunSettings, build_dir: Path) -> List[Path]:
-    """The run's kunitconfigs, less the lines @arch's Kconfig cannot have
-    (arch.slim_absent): a copy in the build directory in place of a file
-    that holds any."""
-    out: List[Path] = []
-    for k in s.kunitconfigs:
-        lines = k.read_text().splitlines(keepends=True)
-        kept = [line for line in lines if line.strip() not in arch.slim_absent]
-        if len(kept) != len(lines):
-            k = build_dir / f'{k.stem}-{arch.name}{k.suffix}'
-            k.write_text(''.join(kept))
-        out.append(k)
-    return out
-
-
 def kunit_args(arch: Arch, s: RunSettings, build_dir: Path, kmemleak: bool = False) -> List[str]:
     """Arguments every kunit.py subcommand gets, so config and build agree."""
     args = [f'--build_dir={build_dir}']
-    args += [f'--kunitconfig={k}' for k in kunitconfigs(arch, s, build_dir)]
+    args += [f'--kunitconfig={k}' for k in fitted(arch, s.kunitconfigs, s.slim_kept, build_dir)]
     args.append(boot(arch, s.tree, kmemleak).kunit_arg)
     if arch.cross_compile:
         args.append(f'--cross_compile={arch.cross_compile}')
@@ -418,9 +399,7 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
                      config=build_dir / '.config')
 
     initramfs = kmemleak_initramfs(build_dir) if kmemleak else []
-    kconfig = kernel_kconfig(arch, s.slim)
-    suites = kconfig_lines(DRIVERS) if nic_kernel(arch) else []
-    adds = [f'--kconfig_add={line}' for line in (*kconfig, *suites, *initramfs)]
+    adds = [f'--kconfig_add={line}' for line in (*kernel_kconfig(arch, s.slim), *initramfs)]
     phases: List[Tuple[str, str, List[str], Path, Optional[float]]] = [
         ('config', 'configuring', [*kunit, 'config', *common, *adds], build_log, None),
         ('build', 'building', kunit_make(base, s, build_dir), build_log, None),

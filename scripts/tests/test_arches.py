@@ -216,32 +216,6 @@ def test_the_stored_tests_patch_is_kunit_tests_as_it_is() -> None:
 BOARDS = [a for a in arches.ARCHES if a.kernel_of]
 
 
-@pytest.mark.parametrize('board', BOARDS, ids=[a.name for a in BOARDS])
-def test_a_board_configures_the_kernel_it_boots_as_its_base_does(board: arches.Arch) -> None:
-    """One kernel for the base entry and every board booting it: each asks for
-    the same kconfig lines (else each run would reconfigure and rebuild the
-    other's kernel), the board's NIC drivers among them."""
-    base = arches.builder(board)
-    assert base.name == board.kernel_of and not base.kernel_of
-    # the same kernel; another toolchain (a newer QEMU) builds its own copy
-    assert (base.kunit_arch, base.cross_compile) == (board.kunit_arch, board.cross_compile)
-    lines = arches.kernel_kconfig(board, slim=True)
-    assert lines == arches.kernel_kconfig(base, slim=True)
-    assert set(board.kconfig) <= set(lines)
-    assert set(board.nic_kconfig()) <= set(lines)
-
-
-def test_a_kernel_has_the_drivers_of_every_nic_it_is_booted_with() -> None:
-    """--drivers boots the kernel run-kunit without it built: that kernel has
-    the drivers of every NIC any entry booting it is given."""
-    for a in arches.ARCHES:
-        sharing = [b for b in arches.ARCHES if arches.builder(b) is arches.builder(a)]
-        lines = set(arches.kernel_kconfig(a, slim=True))
-        assert arches.nic_kernel(a) == any(b.nics for b in sharing), a.name
-        for b in sharing:
-            assert set(b.nic_kconfig() if b.nics else ()) <= lines, (a.name, b.name)
-
-
 def test_a_board_boots_with_its_device_tree(tmp_path: Path) -> None:
     """The dtb is found where `make dtbs` put it: under a vendor directory
     since 6.5, flat before; one not built is named, for QEMU's error."""

@@ -5,10 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from types import ModuleType
 
-from rxalign import kernels
-from rxalign.bench import kunitconfigs, results
+from rxalign.bench import results
 from rxalign.declared import expected_suites
-from rxalign.paths import KUNITCONFIG, SLIM
 from rxalign.results import ArchRun, Verdict
 from rxalign.verdict import judge
 
@@ -40,10 +38,3 @@ def test_a_changed_fact_a_lost_case_or_a_failure_counts(parser: ModuleType,
     assert 'net_skb_pad=64' in text and results(verdict(parser, fact)) != ref
     assert results(verdict(parser, faults.path('skip'))) != ref
     assert results(verdict(parser, faults.path('fail'))) != ref
-
-
-def test_each_kernel_is_benched_as_run_kunit_builds_it() -> None:
-    """6.1's Kconfig cannot take the slim layer (kernels.py): run-kunit builds it
-    full, and so must the bench, or it times a kernel nobody runs."""
-    assert kunitconfigs(kernels.BY_NAME['6.1']) == [KUNITCONFIG]
-    assert kunitconfigs(kernels.BY_NAME['7.3']) == [KUNITCONFIG, SLIM]

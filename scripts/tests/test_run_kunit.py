@@ -13,7 +13,7 @@ from typing import Any, List, Tuple
 
 import pytest
 
-from rxalign import deps, kunit_driver, procs, run_kunit
+from rxalign import deps, kconfig, kunit_driver, procs, run_kunit
 from rxalign.cache import Cache, Lock
 from rxalign.exitcodes import Exit, HarnessError
 
@@ -174,7 +174,7 @@ def test_a_rerun_with_nothing_changed_boots_without_building(
     assert calls()[5:] == ['make', 'exec']
     assert 'kunit.py config was not run' in (tmp_path / 'c/x86_64/build.log').read_text()
     # a changed config input: kunit.py configures and builds again
-    monkeypatch.setattr(run_kunit, 'SLIM', tmp_path / 'no-slim.config')
+    monkeypatch.setattr(kconfig, 'SLIM', tmp_path / 'no-slim.config')
     (tmp_path / 'no-slim.config').write_text('# CONFIG_SOUND is not set\n')
     assert run(monkeypatch, fake_tree, tmp_path / 'd', 'pass') == Exit.OK
     assert calls()[7:] == ['config', 'make', 'exec']

@@ -1,0 +1,58 @@
+"""What a kernel is configured with, in one place: the fragments kunit.py
+--kunitconfig takes (less the cuts a kernel keeps) and the
+--kconfig_add lines of every arch entry that boots that kernel.
+
+run-kunit, --drivers and the bench all configure through here, so a kernel
+built by one is the kernel the others boot, not a near copy that rebuilds.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Iterable, List
+
+from .arches import ARCHES, Arch, builder, nic_kernel
+from .paths import DEBUG, DRIVERS, KUNITCONFIG, SLIM
+
+
+def fragments(slim: bool, debug: bool = False) -> List[Path]:
+    """Our kunitconfig, then the cuts (slim.config), then --debug's additions."""
+    return [KUNITCONFIG] + ([SLIM] if slim else []) + ([DEBUG] if debug else [])
+
+
+def option_lines(path: Path) -> List[str]:
+    """The option lines of a kconfig fragment, `# CONFIG_X is not set` included."""
+    return [line.strip() for line in path.read_text().splitlines()
+            if re.match(r'\s*(CONFIG_\w+=|# CONFIG_\w+ is not set)', line)]
+
+
+def kernel_kconfig(arch: Arch, slim: bool) -> List[str]:
+    """The --kconfig_add lines of @arch's kernel: those of every entry that
+    boots it, their NIC drivers and the drivers suite (drivers.config) when
+    any of them has NICs.  So each entry, with --drivers or without,
+    configures the same kernel and none rebuilds it."""
+    base = builder(arch)
+    lines = [line for a in ARCHES if builder(a) is base
+             for line in (*a.kconfig, *(a.slim if slim else ()),
+                          *(a.nic_kconfig() if a.nics else ()))]
+    if nic_kernel(arch):
+        lines += option_lines(DRIVERS)
+    return list(dict.fromkeys(lines))
+
+
+def fitted(arch: Arch, kunitconfigs: Iterable[Path], kept: Iterable[str],
+           build_dir: Path) -> List[Path]:
+    """@kunitconfigs less the cuts this kernel keeps (@kept, kernels.py) and
+    those @arch's Kconfig cannot make (its slim_absent; kunit.py would count
+    each as lost): a copy in @build_dir in place of a file that holds any."""
+    drop = {*kept, *arch.slim_absent}
+    out: List[Path] = []
+    for k in kunitconfigs:
+        lines = k.read_text().splitlines(keepends=True)
+        kept = [line for line in lines if line.strip() not in drop]
+        if len(kept) != len(lines):
+            k = build_dir / f'{k.stem}-{arch.name}{k.suffix}'
+            k.write_text(''.join(kept))
+        out.append(k)
+    return out
