@@ -213,6 +213,15 @@ def check_args(args: argparse.Namespace) -> Plan:
                 run_id=args.run_id or f'local-{stamp}-{secrets.token_hex(3)}')
 
 
+def unbuildable(kernel: Optional[kernels.Kernel], arch: arches.Arch) -> Optional[HarnessError]:
+    """Why Debian's tree of @kernel cannot build @arch, if it cannot (None: a --tree)."""
+    why = dict(arch.not_built_by).get(kernel.name) if kernel else None
+    if kernel is None or why is None:
+        return None
+    return HarnessError(Exit.ENVIRONMENT, f'{arch.name} cannot be built from '
+                        f'{kernel.package}: {why}; run it with another --kernel')
+
+
 def check_machine(plan: Plan) -> Tuple[Dict[str, HarnessError], toolchains.Toolchains]:
     """Packages, and what each arch needs here (from the toolchain it builds
     with): the arches that cannot run, and why. Exit 4 if none can, unless
@@ -221,13 +230,10 @@ def check_machine(plan: Plan) -> Tuple[Dict[str, HarnessError], toolchains.Toolc
                          + deps.kernel_packages(None if plan.user_tree else plan.kernel)
                          + (deps.DEBUG_PACKAGES if plan.args.debug else ()), say)
     chains = toolchains.Toolchains(plan.args.toolchain, Cache(default_root()), say)
-    problems = {a.name: p for a in plan.arches if (p := chains.arch_problem(a))}
-    if not plan.user_tree:
-        problems.update({a.name: HarnessError(Exit.ENVIRONMENT, f'{a.name} cannot be built '
-                                              f'from {plan.kernel.package}: {why}; run it '
-                                              'with another --kernel')
-                         for a in plan.arches for k, why in a.not_built_by
-                         if k == plan.kernel.name})
+    # an arch the kernel cannot build is refused before its packages are installed
+    debian = None if plan.user_tree else plan.kernel
+    problems = {a.name: p for a in plan.arches
+                if (p := unbuildable(debian, a) or chains.arch_problem(a))}
     # Nothing to build: stop here, unless every arch is one the expected
     # file says cannot run (a fan-out job for it must pass, with a report).
     unexpected = [p for name, p in problems.items()

@@ -266,3 +266,16 @@ def test_an_arch_a_kernel_cannot_build_names_a_kernel_we_run() -> None:
     for a in arches.ARCHES:
         for kernel, why in a.not_built_by:
             assert kernel in kernels.BY_NAME and why, a.name
+
+
+def test_an_arch_a_kernel_cannot_build_is_refused_with_the_fix() -> None:
+    """armeb on 7.3: environment (exit 4), naming the package and the way
+    out; on 6.12 and on a --tree (the user's kernel) nothing is refused."""
+    armeb = arches.BY_NAME['armeb']
+    problem = run_kunit.unbuildable(kernels.BY_NAME['7.3'], armeb)
+    assert problem and problem.status == Exit.ENVIRONMENT
+    assert 'armeb cannot be built from linux-source-7.3' in problem.message
+    assert 'CPU_BIG_ENDIAN' in problem.message and 'another --kernel' in problem.message
+    assert run_kunit.unbuildable(kernels.BY_NAME['6.12'], armeb) is None
+    assert run_kunit.unbuildable(None, armeb) is None
+    assert run_kunit.unbuildable(kernels.BY_NAME['7.3'], arches.BY_NAME['arm']) is None
