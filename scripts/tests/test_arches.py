@@ -13,7 +13,10 @@ from typing import Dict
 import pytest
 
 from rxalign import arches, kernels, run_kunit, series
-from rxalign.exitcodes import Exit
+from rxalign.boot import TREE_CONFIGS
+from rxalign.cache import Cache, default_root
+from rxalign.debian_archive import host_tarball
+from rxalign.exitcodes import Exit, HarnessError
 from rxalign.kunit_driver import dtb_args, free_udp_port
 from rxalign.paths import TESTS_DIR
 
@@ -61,12 +64,33 @@ def test_compile_test_reads_its_defconfigs_from_the_arch_table() -> None:
     assert compile_test.main(['--arch', 'sh']) == Exit.USAGE   # none for sh: said, not raised
 
 
+def _value(node: ast.expr, names: Dict[str, object]) -> object:
+    """A constant expression of a config file: literals, the module's string
+    constants (the tree's riscv.py names its OpenSBI path) and their sums."""
+    if isinstance(node, ast.Name):
+        return names[node.id]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _value(node.left, names), _value(node.right, names)
+        assert isinstance(left, str) and isinstance(right, str)
+        return left + right
+    if isinstance(node, ast.List):
+        return [_value(e, names) for e in node.elts]
+    return ast.literal_eval(node)
+
+
 def _qemu_params(path: Path) -> Dict[str, object]:
-    """The literal keyword arguments of a QemuArchParams file, without kunit.py."""
+    """The keyword arguments of a QemuArchParams file, without kunit.py."""
     tree = ast.parse(path.read_text())
+    names: Dict[str, object] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name):
+            try:
+                names[stmt.targets[0].id] = _value(stmt.value, names)
+            except (KeyError, ValueError, AssertionError):
+                pass    # not a constant: the QemuArchParams call itself
     call = next(n for n in ast.walk(tree) if isinstance(n, ast.Call)
                 and getattr(n.func, 'id', '') == 'QemuArchParams')
-    return {k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg}
+    return {k.arg: _value(k.value, names) for k in call.keywords if k.arg}
 
 
 OWN_CONFIG = [a for a in arches.ARCHES if a.qemu_config]
@@ -122,23 +146,34 @@ def test_tree_fixes_come_first_and_say_why() -> None:
 
 # a --toolchain entry is booted by its root's QEMU, which the machine lacks
 WITH_NICS = [a for a in arches.ARCHES if a.nics and not a.toolchain]
-# The machine of an entry without a QEMU config of ours: what the tree's
-# tools/testing/kunit/qemu_configs/<arch>.py asks for (6.12's; the firmware
-# files aside, which -S never loads)
-TREE_MACHINES = {'x86_64': [], 'i386': [], 'arm64': ['-machine', 'virt', '-cpu', 'max'],
-                 'arm': ['-machine', 'virt'], 'riscv': ['-machine', 'virt', '-cpu', 'rv64'],
-                 'sparc': ['-m', '256']}
+@pytest.fixture(scope='module')
+def tree_configs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The default kernel's own kunit.py QEMU configs, for the entries booted
+    by them: from a tree run-kunit prepared, else out of Debian's tarball;
+    skip when the machine has neither (scripts/test installs the package)."""
+    for tree in sorted(Cache(default_root()).trees.glob(f'debian-{kernels.DEFAULT.name}.*')):
+        if (tree / TREE_CONFIGS).is_dir():
+            return tree / TREE_CONFIGS
+    try:
+        tarball = host_tarball(kernels.DEFAULT).path
+    except HarnessError as e:
+        pytest.skip(e.message)
+    dest = tmp_path_factory.mktemp('tree')
+    subprocess.run(['tar', '-xJf', str(tarball), '-C', str(dest), '--wildcards',
+                    f'*/{TREE_CONFIGS}/*.py'], check=True)
+    return next(dest.glob(f'*/{TREE_CONFIGS}'))
 
 
 @pytest.mark.parametrize('arch', WITH_NICS, ids=[a.name for a in WITH_NICS])
-def test_every_nic_plugs_into_its_machine(arch: arches.Arch, tmp_path: Path) -> None:
+def test_every_nic_plugs_into_its_machine(arch: arches.Arch, tmp_path: Path,
+                                          tree_configs: Path) -> None:
     """QEMU, stopped before the first instruction (-S), takes the machine of the
     arch's config and every NIC --drivers gives it; sun4u once said "no
     slot/function available for sunhme" and the guest never started."""
     if shutil.which(arch.qemu_binary) is None:
         pytest.skip(f'{arch.qemu_binary} is not installed')
-    path = arch.qemu_config_path()
-    extra = _qemu_params(path)['extra_qemu_params'] if path else TREE_MACHINES[arch.kunit_arch]
+    path = arch.qemu_config_path() or tree_configs / f'{arch.kunit_arch}.py'
+    extra = _qemu_params(path).get('extra_qemu_params', [])
     assert isinstance(extra, list)
     if 'q800' in extra:
         # without -kernel, QEMU's q800 starts from a Mac ROM; -S never runs it
