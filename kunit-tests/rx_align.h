@@ -5,7 +5,7 @@
  * are in rx_align_kunit_helpers.c; the checks are macros here, so that a
  * failure names the line of the case that made it.
  *
- * Expectations come from the policy table (rx_policy()), never from
+ * Expectations come from the policy table (rx_align_policy()), never from
  * NET_IP_ALIGN or NET_SKB_PAD themselves, so that a kernel whose macros
  * drift from the architecture's promise fails every case that depends on
  * them.
@@ -35,19 +35,19 @@ static inline const char *rx_arch(void)
 
 /* ---- What each architecture promises ---- */
 
-struct rx_policy {
+struct rx_align_policy {
 	const char *who;
 	bool applies;
 	unsigned int ip_align;
 	unsigned int skb_pad;
 };
 
-const struct rx_policy *rx_policy(void);
+const struct rx_align_policy *rx_align_policy(void);
 
 /* Where the network header of a received frame must start, mod 4. */
 static inline unsigned int rx_nh_want(void)
 {
-	return (rx_policy()->ip_align + ETH_HLEN) % 4;
+	return (rx_align_policy()->ip_align + ETH_HLEN) % 4;
 }
 
 /* The largest power of two that divides @addr, up to PAGE_SIZE. */
@@ -60,7 +60,7 @@ static inline unsigned long rx_alignment(unsigned long addr)
 
 enum rx_frame { RX_IPV4, RX_IPV6, RX_VLAN_IPV4, RX_NR_FRAMES };
 
-extern const char * const rx_frame_names[RX_NR_FRAMES];
+extern const char * const rx_align_frame_names[RX_NR_FRAMES];
 
 /* Length of the headers in front of the IP header. */
 static inline unsigned int rx_frame_hlen(enum rx_frame frame)
@@ -80,8 +80,8 @@ static inline unsigned int rx_frame_min(enum rx_frame frame)
 						       sizeof(struct iphdr));
 }
 
-void rx_fill_frame(u8 *buf, enum rx_frame frame, unsigned int len,
-		   const u8 *dest);
+void rx_align_fill_frame(u8 *buf, enum rx_frame frame, unsigned int len,
+			 const u8 *dest);
 
 /* Where a frame's MAC header started: before skb_vlan_untag() moved it. */
 static inline unsigned long rx_mac_start(const struct sk_buff *skb)
@@ -90,8 +90,8 @@ static inline unsigned long rx_mac_start(const struct sk_buff *skb)
 	       (skb_vlan_tag_present(skb) ? VLAN_HLEN : 0);
 }
 
-void rx_report_frame(struct kunit *test, const char *path, const char *frame,
-		     unsigned int len, unsigned int headroom, unsigned long mac,
+void rx_align_report_frame(struct kunit *test, const char *path, const char *frame,
+			   unsigned int len, unsigned int headroom, unsigned long mac,
 		     unsigned long nh, bool head_frag, bool pp_recycle);
 
 #define RX_NH_FMT \
@@ -108,7 +108,7 @@ void rx_report_frame(struct kunit *test, const char *path, const char *frame,
 										\
 		KUNIT_EXPECT_EQ_MSG(test, __nh % 4, rx_nh_want(), RX_AT RX_NH_FMT, \
 				    rx_arch(), what, __nh & ~PAGE_MASK,		\
-				    __nh % 4, rx_policy()->ip_align,		\
+				    __nh % 4, rx_align_policy()->ip_align,		\
 				    rx_nh_want());				\
 	} while (0)
 
@@ -154,19 +154,19 @@ struct rx_tap {
 	struct rx_tap_seen frames[RX_TAP_MAX];
 };
 
-struct rx_tap *rx_tap_add(struct kunit *test, struct net_device *dev,
-			  unsigned int want, bool sniff, bool hold);
+struct rx_tap *rx_align_tap_add(struct kunit *test, struct net_device *dev,
+				unsigned int want, bool sniff, bool hold);
 
 /* ---- Unaligned-access fixups, counted where the CPU traps ---- */
 
-struct rx_fixups;
+struct rx_align_fixups;
 
-struct rx_fixups *rx_fixups_get(struct kunit *test, bool all_cpus);
-struct rx_fixups *rx_fixups(struct kunit *test);
-u64 rx_fixups_read(const struct rx_fixups *f);
-u32 rx_read_ip_header(const void *nh, bool ipv6);
-u64 rx_fixups_taken(struct kunit *test, const struct rx_fixups *f,
-		    const void *nh, bool ipv6, const char *what);
+struct rx_align_fixups *rx_align_fixups_get(struct kunit *test, bool all_cpus);
+struct rx_align_fixups *rx_align_fixups(struct kunit *test);
+u64 rx_align_fixups_read(const struct rx_align_fixups *f);
+u32 rx_align_read_ip_header(const void *nh, bool ipv6);
+u64 rx_align_fixups_taken(struct kunit *test, const struct rx_align_fixups *f,
+			  const void *nh, bool ipv6, const char *what);
 
 #define RX_FIXUPS_FMT \
 	"reading the IP header as ip_rcv() does took %llu unaligned-access fixup(s)"
@@ -180,7 +180,7 @@ u64 rx_fixups_taken(struct kunit *test, const struct rx_fixups *f,
 	do {									\
 		struct kunit *__test = (test);					\
 		const char *__what = (what);					\
-		u64 __taken = rx_fixups_taken(__test, f, nh, ipv6, __what);	\
+		u64 __taken = rx_align_fixups_taken(__test, f, nh, ipv6, __what);	\
 										\
 		KUNIT_EXPECT_EQ_MSG(__test, __taken, 0, RX_AT RX_FIXUPS_FMT,	\
 				    rx_arch(), __what, __taken);		\

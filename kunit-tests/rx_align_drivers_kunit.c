@@ -283,7 +283,7 @@ static struct sk_buff *rx_driver_tx_skb(struct net_device *dev,
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, hh);
-	rx_fill_frame(skb_put(skb, f->len), f->frame, f->len, dest);
+	rx_align_fill_frame(skb_put(skb, f->len), f->frame, f->len, dest);
 	skb->dev = dev;
 	skb->protocol = ((struct ethhdr *)skb->data)->h_proto;
 	skb_reset_mac_header(skb);
@@ -344,7 +344,7 @@ static void rx_driver_frame_check(struct kunit *test, const struct rx_nic *nic,
 	char what[96];
 
 	snprintf(what, sizeof(what), "driver %s, %s %u-byte frame (%s)",
-		 nic->desc, rx_frame_names[seen->frame], seen->len,
+		 nic->desc, rx_align_frame_names[seen->frame], seen->len,
 		 copied ? "copied" : "its rx buffer");
 	/* the one rule, for every frame: the CPU decides what a 2-off costs */
 	if (!IS_ENABLED(CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS) &&
@@ -388,7 +388,7 @@ static void rx_driver_frame_check(struct kunit *test, const struct rx_nic *nic,
 	kunit_info(test,
 		   "rx_align_frame: driver=%s path=%s frame=%s len=%u class=%s band=%s headroom=%u mac_line_off=%lu nh_mod4=%lu head_frag=%d pp_recycle=%d fixups=%lld verdict=%s\n",
 		   drv == &rx_unknown_driver ? nic->desc : drv->name, nic->desc,
-		   rx_frame_names[seen->frame], seen->len, rx_class_names[class],
+		   rx_align_frame_names[seen->frame], seen->len, rx_class_names[class],
 		   copied ? "copied" : "buffer", seen->headroom,
 		   seen->mac % L1_CACHE_BYTES, seen->nh % 4, seen->head_frag,
 		   seen->pp_recycle, fixups,
@@ -404,7 +404,7 @@ static void rx_driver_frames_case(struct kunit *test)
 	long long fixups[ARRAY_SIZE(rx_driver_frames)];
 	struct rtnl_link_stats64 rx_stats, tx_stats;
 	unsigned int i, j, try, want = 0;
-	struct rx_fixups *counter;
+	struct rx_align_fixups *counter;
 	struct rx_tap *tap;
 	u64 before;
 
@@ -415,12 +415,12 @@ static void rx_driver_frames_case(struct kunit *test)
 		return;
 	}
 
-	tap = rx_tap_add(test, nic->dev, 0, false, false);
+	tap = rx_align_tap_add(test, nic->dev, 0, false, false);
 	/*
 	 * A frame is received in softirq context, not in this task: count on
 	 * every CPU, around each send until its frame arrived.
 	 */
-	counter = rx_fixups_get(test, true);
+	counter = rx_align_fixups_get(test, true);
 	for (i = 0; i < ARRAY_SIZE(rx_driver_frames); i++) {
 		const struct rx_driver_frame *f = &rx_driver_frames[i];
 		struct sk_buff *skb;
@@ -428,12 +428,12 @@ static void rx_driver_frames_case(struct kunit *test)
 
 		if (rx_drops_vlan(nic->dev, f)) {
 			kunit_info(test, "%s filters VLANs in hardware: no %s frame\n",
-				   nic->dev->name, rx_frame_names[f->frame]);
+				   nic->dev->name, rx_align_frame_names[f->frame]);
 			continue;
 		}
 		fixups[want] = -1;	/* no counter: printed as -1, not judged */
 		sent[want++] = f;
-		before = counter ? rx_fixups_read(counter) : 0;
+		before = counter ? rx_align_fixups_read(counter) : 0;
 		/*
 		 * Small rings and lazy interrupts under TCG: one at a time.  A
 		 * NIC may drop frames while it reloads its filter (tulip's setup
@@ -444,7 +444,7 @@ static void rx_driver_frames_case(struct kunit *test)
 		for (try = 0; try < RX_SENDS && !rx_seen_frame(tap, f); try++) {
 			if (try)
 				kunit_info(test, "%s: %s %u-byte frame not seen, sent again\n",
-					   nic->dev->name, rx_frame_names[f->frame], f->len);
+					   nic->dev->name, rx_align_frame_names[f->frame], f->len);
 			skb = rx_driver_tx_skb(tx, f, nic->dev->dev_addr);
 			KUNIT_ASSERT_NOT_NULL(test, skb);
 			reinit_completion(&tap->seen);
@@ -452,11 +452,11 @@ static void rx_driver_frames_case(struct kunit *test)
 			err = dev_queue_xmit(skb);
 			KUNIT_EXPECT_EQ_MSG(test, err, NET_XMIT_SUCCESS,
 					    "%s: sending the %s %u-byte frame: %d", tx->name,
-					    rx_frame_names[f->frame], f->len, err);
+					    rx_align_frame_names[f->frame], f->len, err);
 			wait_for_completion_timeout(&tap->seen, (HZ / 2) << try);
 		}
 		if (counter)
-			fixups[want - 1] = rx_fixups_read(counter) - before;
+			fixups[want - 1] = rx_align_fixups_read(counter) - before;
 	}
 	if (nic->drv == &rx_unknown_driver)
 		KUNIT_FAIL(test,
@@ -467,7 +467,7 @@ static void rx_driver_frames_case(struct kunit *test)
 		if (!rx_seen_frame(tap, sent[i]))
 			KUNIT_FAIL(test, "arch %s: %s (%s) lost the %s %u-byte frame sent by %s%s",
 				   rx_arch(), nic->dev->name, nic->desc,
-				   rx_frame_names[sent[i]->frame], sent[i]->len,
+				   rx_align_frame_names[sent[i]->frame], sent[i]->len,
 				   tx == nic->dev ? "itself" : tx->name,
 				   tx == nic->dev && !tap->n ?
 				   " (nothing came back: is its link looped back?)" : "");

@@ -91,7 +91,7 @@ static void rx_fill_tcp(u8 *buf, unsigned int seg, const u8 *dest)
 		.doff = sizeof(th) / 4, .ack = 1, .window = htons(1024),
 	};
 
-	rx_fill_frame(buf, RX_IPV4, RX_TCP_LEN, dest);
+	rx_align_fill_frame(buf, RX_IPV4, RX_TCP_LEN, dest);
 	ip4.check = ip_fast_csum(&ip4, ip4.ihl);
 	memcpy(buf + ETH_HLEN, &ip4, sizeof(ip4));
 	memcpy(buf + ETH_HLEN + sizeof(ip4), &th, sizeof(th));
@@ -121,7 +121,7 @@ static int rx_gro_poll(struct napi_struct *napi, int budget)
 		if (f->tcp)
 			rx_fill_tcp(buf, f->seg, napi->dev->dev_addr);
 		else
-			rx_fill_frame(buf, f->frame, f->len, napi->dev->dev_addr);
+			rx_align_fill_frame(buf, f->frame, f->len, napi->dev->dev_addr);
 		skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, page,
 				NET_IP_ALIGN, f->len, PAGE_SIZE);
 		/* the device verified the checksums */
@@ -137,7 +137,7 @@ static int rx_gro_poll(struct napi_struct *napi, int budget)
 static void rx_gro_frags(struct kunit *test)
 {
 	const struct rx_gro_param *p = test->param_value;
-	const struct rx_policy *pol = rx_policy();
+	const struct rx_align_policy *pol = rx_align_policy();
 	struct rx_tap *tap;
 	struct rx_gro *gro;
 	unsigned int i, want = p->merge ? p->n - 1 : p->n;
@@ -160,7 +160,7 @@ static void rx_gro_frags(struct kunit *test)
 	netif_napi_add(gro->dev, &gro->napi, rx_gro_poll);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rx_napi_del,
 							&gro->napi), 0);
-	tap = rx_tap_add(test, gro->dev, want, false, false);
+	tap = rx_align_tap_add(test, gro->dev, want, false, false);
 	napi_enable(&gro->napi);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rx_napi_disable,
 							&gro->napi), 0);
@@ -199,8 +199,8 @@ static void rx_gro_frags(struct kunit *test)
 	for (i = 0; i < tap->n; i++) {
 		const struct rx_tap_seen *seen = &tap->frames[i];
 
-		rx_report_frame(test, "napi_gro_frags", p->name, seen->len,
-				seen->headroom, seen->mac, seen->nh,
+		rx_align_report_frame(test, "napi_gro_frags", p->name, seen->len,
+				      seen->headroom, seen->mac, seen->nh,
 				seen->head_frag, seen->pp_recycle);
 		snprintf(what, sizeof(what), "GRO frags, %s, frame %u", p->name,
 			 i);

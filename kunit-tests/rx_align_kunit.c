@@ -43,7 +43,7 @@ KUNIT_DEFINE_ACTION_WRAPPER(rx_napi_del, netif_napi_del, struct napi_struct *);
 
 static void rx_policy_table(struct kunit *test)
 {
-	const struct rx_policy *p = rx_policy();
+	const struct rx_align_policy *p = rx_align_policy();
 
 	/* One line the reports parse: the facts behind every other verdict. */
 	kunit_info(test,
@@ -137,12 +137,12 @@ struct rx_path {
 /* The headroom the policy says this path leaves before the frame. */
 static unsigned int rx_pad(const struct rx_path *path)
 {
-	return path->xdp_pad ? XDP_PACKET_HEADROOM : rx_policy()->skb_pad;
+	return path->xdp_pad ? XDP_PACKET_HEADROOM : rx_align_policy()->skb_pad;
 }
 
 static unsigned int rx_ip_align(const struct rx_path *path)
 {
-	return path->ip_align ? rx_policy()->ip_align : 0;
+	return path->ip_align ? rx_align_policy()->ip_align : 0;
 }
 
 static unsigned int rx_headroom(const struct rx_path *path)
@@ -706,7 +706,7 @@ static void rx_check_iphdr(struct kunit *test, enum rx_frame frame)
 	skb = rx_alloc(test, path, len + pad, &size);
 	skb_reserve(skb, pad);
 	KUNIT_ASSERT_GE(test, skb_tailroom(skb), len);
-	rx_fill_frame(skb_put(skb, len), frame, len, ctx->dev->dev_addr);
+	rx_align_fill_frame(skb_put(skb, len), frame, len, ctx->dev->dev_addr);
 
 	/* What eth_type_trans() and __netif_receive_skb_core() do to it. */
 	mac = (unsigned long)skb->data;
@@ -724,20 +724,20 @@ static void rx_check_iphdr(struct kunit *test, enum rx_frame frame)
 
 	saddr = frame == RX_IPV6 ? (unsigned long)&ipv6_hdr(skb)->saddr :
 				   (unsigned long)&ip_hdr(skb)->saddr;
-	rx_report_frame(test, path->name, rx_frame_names[frame], len,
-			mac - (unsigned long)skb->head, mac,
+	rx_align_report_frame(test, path->name, rx_align_frame_names[frame], len,
+			      mac - (unsigned long)skb->head, mac,
 			(unsigned long)skb_network_header(skb), skb->head_frag,
 			skb->pp_recycle);
 
 	snprintf(what, sizeof(what), "%s, %s", path->name,
-		 rx_frame_names[frame]);
+		 rx_align_frame_names[frame]);
 	RX_EXPECT_NH(test, skb_network_header(skb), what);
 	if (rx_nh_want() == 0)
 		KUNIT_EXPECT_TRUE_MSG(test, IS_ALIGNED(saddr, 4),
 				      RX_AT
 				      "saddr at page offset %lu not 4-byte aligned with NET_IP_ALIGN %u",
 				      rx_arch(), what, saddr & ~PAGE_MASK,
-				      rx_policy()->ip_align);
+				      rx_align_policy()->ip_align);
 }
 
 static void rx_ipv4_header(struct kunit *test)
@@ -773,15 +773,15 @@ static struct kunit_suite rx_iphdr_suite = {
 /* The control: a deliberately misaligned load must move the counter. */
 static void rx_fixup_control(struct kunit *test)
 {
-	struct rx_fixups *f = rx_fixups(test);
+	struct rx_align_fixups *f = rx_align_fixups(test);
 	u32 *words = kunit_kzalloc(test, 16, GFP_KERNEL);
 	u64 before, after;
 	u32 v;
 
 	KUNIT_ASSERT_NOT_NULL(test, words);
-	before = rx_fixups_read(f);
+	before = rx_align_fixups_read(f);
 	v = READ_ONCE(*(u32 *)((u8 *)words + 2));
-	after = rx_fixups_read(f);
+	after = rx_align_fixups_read(f);
 	kunit_info(test, "rx_align_fixups: control %llu -> %llu (read %u)\n",
 		   before, after, v);
 	KUNIT_EXPECT_GT_MSG(test, after, before,
@@ -800,7 +800,7 @@ static void rx_fixup_frames(struct kunit *test)
 		*(const struct rx_path * const *)test->param_value;
 	struct rx_ctx *ctx = test->priv;
 	unsigned int pad = path->ip_align ? 0 : NET_IP_ALIGN;
-	struct rx_fixups *f = rx_fixups(test);
+	struct rx_align_fixups *f = rx_align_fixups(test);
 	enum rx_frame frame;
 	unsigned int size;
 	u64 before, after;
@@ -813,22 +813,22 @@ static void rx_fixup_frames(struct kunit *test)
 		struct sk_buff *orig = skb;
 
 		skb_reserve(skb, pad);
-		rx_fill_frame(skb_put(skb, len), frame, len, ctx->dev->dev_addr);
-		before = rx_fixups_read(f);
+		rx_align_fill_frame(skb_put(skb, len), frame, len, ctx->dev->dev_addr);
+		before = rx_align_fixups_read(f);
 		skb->protocol = eth_type_trans(skb, ctx->dev);
 		skb_reset_network_header(skb);
 		if (eth_type_vlan(skb->protocol))
 			skb = skb_vlan_untag(skb);
 		if (skb)
-			sum += rx_read_ip_header(skb_network_header(skb),
+			sum += rx_align_read_ip_header(skb_network_header(skb),
 						 skb->protocol == htons(ETH_P_IPV6));
-		after = rx_fixups_read(f);
+		after = rx_align_fixups_read(f);
 		if (!skb)	/* skb_vlan_untag() freed it */
 			kunit_remove_action(test, rx_kfree_skb, orig);
 		KUNIT_ASSERT_NOT_NULL(test, skb);
 		KUNIT_EXPECT_EQ_MSG(test, after, before,
 				    "arch %s, %s, %s: parsing the frame took %llu unaligned-access fixup(s)",
-				    rx_arch(), path->name, rx_frame_names[frame],
+				    rx_arch(), path->name, rx_align_frame_names[frame],
 				    after - before);
 	}
 	kunit_info(test, "rx_align_fixups: %s: none (checksum %u)\n", path->name,

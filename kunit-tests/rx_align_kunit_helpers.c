@@ -33,7 +33,7 @@
 
 #define RX_DEFAULT_SKB_PAD (L1_CACHE_BYTES > 32 ? L1_CACHE_BYTES : 32)
 
-static const struct rx_policy rx_policies[] = {
+static const struct rx_align_policy rx_policies[] = {
 	/* asm/processor.h: unaligned loads are cheap, unaligned DMA is not */
 	{ "x86", IS_ENABLED(CONFIG_X86), 0, RX_DEFAULT_SKB_PAD },
 	{ "arm64", IS_ENABLED(CONFIG_ARM64), 0, RX_DEFAULT_SKB_PAD },
@@ -45,7 +45,7 @@ static const struct rx_policy rx_policies[] = {
 };
 
 /* The first entry that applies to this kernel: the last always does. */
-const struct rx_policy *rx_policy(void)
+const struct rx_align_policy *rx_align_policy(void)
 {
 	unsigned int i;
 
@@ -54,21 +54,21 @@ const struct rx_policy *rx_policy(void)
 			return &rx_policies[i];
 	return &rx_policies[i];
 }
-EXPORT_SYMBOL_GPL(rx_policy);
+EXPORT_SYMBOL_GPL(rx_align_policy);
 
 /* ---- The frames every suite receives ---- */
 
-const char * const rx_frame_names[RX_NR_FRAMES] = {
+const char * const rx_align_frame_names[RX_NR_FRAMES] = {
 	"ipv4", "ipv6", "vlan_ipv4",
 };
-EXPORT_SYMBOL_GPL(rx_frame_names);
+EXPORT_SYMBOL_GPL(rx_align_frame_names);
 
 /*
  * Lay out @len bytes as the device's DMA would: Ethernet (+ 802.1Q) to
  * @dest, a valid IPv4 (checksummed) or IPv6 UDP header, zeroed payload.
  */
-void rx_fill_frame(u8 *buf, enum rx_frame frame, unsigned int len,
-		   const u8 *dest)
+void rx_align_fill_frame(u8 *buf, enum rx_frame frame, unsigned int len,
+			 const u8 *dest)
 {
 	unsigned int off = rx_frame_hlen(frame);
 	unsigned int ip_len = len - off;
@@ -104,11 +104,11 @@ void rx_fill_frame(u8 *buf, enum rx_frame frame, unsigned int len,
 		memcpy(buf + off, &ip4, sizeof(ip4));
 	}
 }
-EXPORT_SYMBOL_GPL(rx_fill_frame);
+EXPORT_SYMBOL_GPL(rx_align_fill_frame);
 
 /* One line the reports parse: where a received frame landed. */
-void rx_report_frame(struct kunit *test, const char *path, const char *frame,
-		     unsigned int len, unsigned int headroom, unsigned long mac,
+void rx_align_report_frame(struct kunit *test, const char *path, const char *frame,
+			   unsigned int len, unsigned int headroom, unsigned long mac,
 		     unsigned long nh, bool head_frag, bool pp_recycle)
 {
 	kunit_info(test,
@@ -116,11 +116,11 @@ void rx_report_frame(struct kunit *test, const char *path, const char *frame,
 		   path, frame, len, headroom, mac % L1_CACHE_BYTES, nh % 4,
 		   head_frag, pp_recycle);
 }
-EXPORT_SYMBOL_GPL(rx_report_frame);
+EXPORT_SYMBOL_GPL(rx_align_report_frame);
 
 /* ---- Taps that record where our frames land ---- */
 
-/* Ours: sent from 192.0.2.1 or 2001:db8::1 (rx_fill_frame()). */
+/* Ours: sent from 192.0.2.1 or 2001:db8::1 (rx_align_fill_frame()). */
 static bool rx_is_ours(const struct sk_buff *skb)
 {
 	struct ipv6hdr _ip6, *ip6;
@@ -231,8 +231,8 @@ static void rx_tap_del(void *data)
  * (@sniff) as a packet socket does, which (@hold) keeps them as a packet
  * socket's queue does; complete once @want of them arrived.
  */
-struct rx_tap *rx_tap_add(struct kunit *test, struct net_device *dev,
-			  unsigned int want, bool sniff, bool hold)
+struct rx_tap *rx_align_tap_add(struct kunit *test, struct net_device *dev,
+				unsigned int want, bool sniff, bool hold)
 {
 	struct rx_tap *tap = kunit_kzalloc(test, sizeof(*tap), GFP_KERNEL);
 	unsigned int i;
@@ -254,7 +254,7 @@ struct rx_tap *rx_tap_add(struct kunit *test, struct net_device *dev,
 			0);
 	return tap;
 }
-EXPORT_SYMBOL_GPL(rx_tap_add);
+EXPORT_SYMBOL_GPL(rx_align_tap_add);
 
 /* ---- Unaligned-access fixups, counted where the CPU traps ---- */
 
@@ -272,7 +272,7 @@ EXPORT_SYMBOL_GPL(rx_tap_add);
  * itself), or on every CPU (@all_cpus: a frame a driver receives in
  * softirq context); parisc counts in irq_stat instead.
  */
-struct rx_fixups {
+struct rx_align_fixups {
 	bool all_cpus;
 	unsigned int n;
 	struct perf_event **events;
@@ -303,7 +303,7 @@ static void rx_fixups_release(void *event)
 }
 
 /* Kernel counters, which no perf_event_paranoid limits. */
-static void rx_fixups_perf(struct kunit *test, struct rx_fixups *f)
+static void rx_fixups_perf(struct kunit *test, struct rx_align_fixups *f)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
@@ -332,7 +332,7 @@ static void rx_fixups_perf(struct kunit *test, struct rx_fixups *f)
 	}
 }
 #else
-static void rx_fixups_perf(struct kunit *test, struct rx_fixups *f)
+static void rx_fixups_perf(struct kunit *test, struct rx_align_fixups *f)
 {
 }
 #endif
@@ -341,9 +341,9 @@ static void rx_fixups_perf(struct kunit *test, struct rx_fixups *f)
  * The fixup counter this arch has, in this task or (@all_cpus) on every
  * CPU, or NULL (rx_fixups_missing() says why).
  */
-struct rx_fixups *rx_fixups_get(struct kunit *test, bool all_cpus)
+struct rx_align_fixups *rx_align_fixups_get(struct kunit *test, bool all_cpus)
 {
-	struct rx_fixups *f;
+	struct rx_align_fixups *f;
 
 	if (rx_fixups_missing())
 		return NULL;
@@ -353,25 +353,25 @@ struct rx_fixups *rx_fixups_get(struct kunit *test, bool all_cpus)
 	rx_fixups_perf(test, f);
 	return f;
 }
-EXPORT_SYMBOL_GPL(rx_fixups_get);
+EXPORT_SYMBOL_GPL(rx_align_fixups_get);
 
 /* This task's fixup counter, or skip saying why the arch has none. */
-struct rx_fixups *rx_fixups(struct kunit *test)
+struct rx_align_fixups *rx_align_fixups(struct kunit *test)
 {
-	struct rx_fixups *f = rx_fixups_get(test, false);
+	struct rx_align_fixups *f = rx_align_fixups_get(test, false);
 
 	if (!f)
 		kunit_skip(test, "%s: %s", rx_arch(), rx_fixups_missing());
 	return f;
 }
-EXPORT_SYMBOL_GPL(rx_fixups);
+EXPORT_SYMBOL_GPL(rx_align_fixups);
 
 /*
  * Read with preemption on: perf_event_read_value() takes a mutex.  A task's
  * counter follows it from CPU to CPU; parisc's per-CPU counts are summed
  * over every CPU, so a migration between two reads loses none.
  */
-u64 rx_fixups_read(const struct rx_fixups *f)
+u64 rx_align_fixups_read(const struct rx_align_fixups *f)
 {
 	u64 sum = 0;
 #if RX_IRQ_STAT_COUNTER
@@ -389,14 +389,14 @@ u64 rx_fixups_read(const struct rx_fixups *f)
 #endif
 	return sum;
 }
-EXPORT_SYMBOL_GPL(rx_fixups_read);
+EXPORT_SYMBOL_GPL(rx_align_fixups_read);
 
 /*
  * The first reads ip_rcv() and ipv6_rcv() make of a header at @nh, as the
  * word loads the CPU does there: the IPv4 header checksum and address
  * words, IPv6's source address type and payload length.
  */
-u32 rx_read_ip_header(const void *nh, bool ipv6)
+u32 rx_align_read_ip_header(const void *nh, bool ipv6)
 {
 	const struct ipv6hdr *ip6 = nh;
 	const struct iphdr *ip4 = nh;
@@ -405,28 +405,28 @@ u32 rx_read_ip_header(const void *nh, bool ipv6)
 		return ipv6_addr_type(&ip6->saddr) + (__force u16)ip6->payload_len;
 	return ip_fast_csum(ip4, ip4->ihl) + (__force u32)(ip4->saddr ^ ip4->daddr);
 }
-EXPORT_SYMBOL_GPL(rx_read_ip_header);
+EXPORT_SYMBOL_GPL(rx_align_read_ip_header);
 
 /*
  * The fixups reading the header at @nh as the stack does took, on this
  * task's counter @f (0 without one).  One report line per frame.
  */
-u64 rx_fixups_taken(struct kunit *test, const struct rx_fixups *f,
-		    const void *nh, bool ipv6, const char *what)
+u64 rx_align_fixups_taken(struct kunit *test, const struct rx_align_fixups *f,
+			  const void *nh, bool ipv6, const char *what)
 {
 	u64 before, after;
 	u32 sum;
 
 	if (!f)
 		return 0;
-	before = rx_fixups_read(f);
-	sum = rx_read_ip_header(nh, ipv6);
-	after = rx_fixups_read(f);
+	before = rx_align_fixups_read(f);
+	sum = rx_align_read_ip_header(nh, ipv6);
+	after = rx_align_fixups_read(f);
 	kunit_info(test, "rx_align_fixups: %s: %llu (checksum %u)\n", what,
 		   after - before, sum);
 	return after - before;
 }
-EXPORT_SYMBOL_GPL(rx_fixups_taken);
+EXPORT_SYMBOL_GPL(rx_align_fixups_taken);
 
 MODULE_DESCRIPTION("Helpers for the receive buffer alignment KUnit tests");
 MODULE_LICENSE("GPL");

@@ -166,7 +166,7 @@ static struct sk_buff *rx_driver_skb(struct kunit *test, struct net_device *dev,
 
 	buf = kunit_kmalloc(test, p->len, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
-	rx_fill_frame(buf, p->frame, p->len, dev->dev_addr);
+	rx_align_fill_frame(buf, p->frame, p->len, dev->dev_addr);
 	buf += skip;
 	skb = p->l3 ? netdev_alloc_skb(dev, head + p->reserve) :
 		      netdev_alloc_skb_ip_align(dev, head);
@@ -200,7 +200,7 @@ static void rx_generic_xdp(struct kunit *test)
 	struct bpf_prog *prog = rx_xdp_pass_prog(test, p->frags);
 	struct net_device *dev = rx_dummy_netdev(test);
 	struct sk_buff **skb = rx_skb_ref(test);
-	struct rx_fixups *f = rx_fixups_get(test, false);
+	struct rx_align_fixups *f = rx_align_fixups_get(test, false);
 	unsigned long mac, nh, was;
 	u32 act;
 
@@ -235,8 +235,8 @@ static void rx_generic_xdp(struct kunit *test)
 	}
 	mac = rx_mac_start(*skb);
 	nh = (unsigned long)skb_network_header(*skb);
-	rx_report_frame(test, p->frags ? "generic_xdp_frags" : "generic_xdp",
-			p->name, (*skb)->len + (nh - mac),
+	rx_align_report_frame(test, p->frags ? "generic_xdp_frags" : "generic_xdp",
+			      p->name, (*skb)->len + (nh - mac),
 			mac - (unsigned long)(*skb)->head, mac, nh,
 			(*skb)->head_frag, (*skb)->pp_recycle);
 	KUNIT_EXPECT_GE_MSG(test, mac - (unsigned long)(*skb)->head,
@@ -324,7 +324,7 @@ static void rx_xdp_frame_to_skb(struct kunit *test)
 	xdp_prepare_buff(&xdp, page_address(page), headroom, ETH_FRAME_LEN,
 			 true);
 	data = xdp.data;
-	rx_fill_frame(data, p->frame, ETH_FRAME_LEN, dev->dev_addr);
+	rx_align_fill_frame(data, p->frame, ETH_FRAME_LEN, dev->dev_addr);
 
 	xdpf = xdp_convert_buff_to_frame(&xdp);
 	if (!xdpf)
@@ -364,8 +364,8 @@ static void rx_xdp_frame_to_skb(struct kunit *test)
 			kunit_remove_action(test, rx_kfree_skb, skb);
 		KUNIT_ASSERT_PTR_EQ(test, untagged, skb);
 	}
-	rx_report_frame(test, p->bulk ? "__xdp_build_skb_from_frame" :
-			"xdp_build_skb_from_frame", rx_frame_names[p->frame],
+	rx_align_report_frame(test, p->bulk ? "__xdp_build_skb_from_frame" :
+			"xdp_build_skb_from_frame", rx_align_frame_names[p->frame],
 			ETH_FRAME_LEN, headroom, rx_mac_start(skb),
 			(unsigned long)skb_network_header(skb), skb->head_frag,
 			skb->pp_recycle);
@@ -546,7 +546,7 @@ static struct sk_buff *rx_tx_skb(struct net_device *dev, enum rx_frame frame,
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, hh - hlen);
-	rx_fill_frame(skb_put(skb, len), frame, len, dest);
+	rx_align_fill_frame(skb_put(skb, len), frame, len, dest);
 	skb->dev = dev;
 	skb->protocol = ((struct ethhdr *)skb->data)->h_proto;
 	skb_reset_mac_header(skb);
@@ -573,7 +573,7 @@ static void rx_veth_xdp(struct kunit *test)
 {
 	const struct rx_veth_param *p = test->param_value;
 	struct bpf_prog *prog = rx_xdp_pass_prog(test, false);
-	struct rx_fixups *f = rx_fixups_get(test, false);
+	struct rx_align_fixups *f = rx_align_fixups_get(test, false);
 	struct rx_veth_names names;
 	struct net_device *tx, *rx;
 	struct sk_buff *skb;
@@ -606,7 +606,7 @@ static void rx_veth_xdp(struct kunit *test)
 	 * Where fixups are counted, the sniffer holds the frame to read its
 	 * header after, as a packet socket holds it (ip_rcv() then clones).
 	 */
-	tap = rx_tap_add(test, rx, 1, true, f);
+	tap = rx_align_tap_add(test, rx, 1, true, f);
 
 	skb = rx_tx_skb(tx, p->frame, p->len, rx->dev_addr);
 	KUNIT_ASSERT_NOT_NULL(test, skb);
@@ -619,8 +619,8 @@ static void rx_veth_xdp(struct kunit *test)
 			      names.rx);
 
 	seen = &tap->frames[0];
-	rx_report_frame(test, "veth_xdp", p->name, seen->len,
-			seen->headroom, seen->mac,
+	rx_align_report_frame(test, "veth_xdp", p->name, seen->len,
+			      seen->headroom, seen->mac,
 			seen->nh, seen->head_frag, seen->pp_recycle);
 	/* Less headroom than XDP needs: veth must have copied the frame. */
 	KUNIT_EXPECT_TRUE_MSG(test, seen->pp_recycle,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -88,3 +89,16 @@ def test_a_run_boots_the_drivers_suite_with_drivers_and_every_other_without() ->
     assert DRIVERS_SUITE in suites
     assert set(selected(suites, suite_glob(True))) == {DRIVERS_SUITE}
     assert set(selected(suites, suite_glob(False))) == set(suites) - {DRIVERS_SUITE}
+
+
+def test_the_helper_module_exports_only_rx_align_names() -> None:
+    """Built in, the helpers' exports share the kernel's symbol table with
+    every driver: each is named rx_align_* and declared in rx_align.h, the
+    one header the suites include."""
+    exported = re.findall(r'EXPORT_SYMBOL\w*\((\w+)\)',
+                          (TESTS_DIR / 'rx_align_kunit_helpers.c').read_text())
+    header = (TESTS_DIR / 'rx_align.h').read_text()
+    assert exported
+    for name in exported:
+        assert name.startswith('rx_align_'), name
+        assert re.search(rf'\b{name}\b', header), name
