@@ -62,6 +62,10 @@ SERIES: Tuple[Series, ...] = (
     Series('net', 'net: the bugs the suite found, with Fixes: tags'),
     # a driver bug, on its own: tulip is orphaned, its lists are netdev and linux-parisc
     Series('net-tulip', 'net: the tulip bug the driver suite found (one patch, no cover letter)'),
+    # sonic's maintainer, netdev and linux-m68k (macsonic, where it was seen);
+    # net-next: tested in QEMU only (its notes say why)
+    Series('net-next-sonic', 'net-next: the sonic limit the driver suite found (one patch, '
+           'no cover letter)'),
     Series('net-next', 'net-next: the KUnit suites', tests_dir=TESTS_DIR),
     # what the tests need of an older kernel's API: for-<kernel>/ only
     Series('tests-compat', 'nobody: the KUnit tests adapted to an older kernel\'s API, to run '
