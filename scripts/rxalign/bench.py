@@ -33,7 +33,6 @@ from .cli import run_main
 from .declared import expected_suites, selected, suite_glob
 from .exitcodes import Exit, HarnessError
 from .kunit_driver import RunSettings, load_kunit_parser, run_arch
-from .kconfig import fragments
 from .paths import KUNITCONFIG, TESTS_DIR
 from .results import ArchRun, Verdict
 from .verdict import judge
@@ -80,7 +79,7 @@ def _ours(selected: List[arches.Arch], cache: Cache, base: tree.Base, kernel: Ke
     start = time.monotonic()
     prepared = tree.prepare(cache, base, series.layers(kernel, tests), lambda m: None)
     settings = RunSettings(tree=prepared.path, cache=cache, base_id=base.base_id,
-                           kunitconfigs=fragments(slim=True), slim_kept=kernel.slim_kept,
+                           slim_kept=kernel.slim_kept,
                            jobs=jobs, timeout=300)
     parser = load_kunit_parser(prepared.path / 'tools/testing/kunit')
     verdicts = []

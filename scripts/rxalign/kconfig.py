@@ -8,6 +8,7 @@ built by one is the kernel the others boot, not a near copy that rebuilds.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 from typing import Iterable, List
@@ -16,9 +17,22 @@ from .arches import ARCHES, Arch, builder, nic_kernel
 from .paths import DEBUG, DRIVERS, KUNITCONFIG, SLIM
 
 
-def fragments(slim: bool, debug: bool = False) -> List[Path]:
-    """Our kunitconfig, then the cuts (slim.config), then --debug's additions."""
-    return [KUNITCONFIG] + ([SLIM] if slim else []) + ([DEBUG] if debug else [])
+@dataclasses.dataclass(frozen=True)
+class Profile:
+    """Which of our fragments a kernel is configured from (--no-slim, --debug):
+    each choice named once, for kunit.py's arguments and for the build dir."""
+    slim: bool = True       # slim.config and each arch entry's own cuts
+    debug: bool = False     # debug.config (KASAN, lockdep, kmemleak)
+
+    def fragments(self) -> List[Path]:
+        """Our kunitconfig, then the cuts (slim.config), then --debug's additions."""
+        return [KUNITCONFIG] + ([SLIM] if self.slim else []) + ([DEBUG] if self.debug else [])
+
+    @property
+    def build_suffix(self) -> str:
+        """What tells this profile's build dir from the default one's ('' for slim)."""
+        return '-'.join(name for name, on in (('full', not self.slim), ('debug', self.debug))
+                        if on)
 
 
 def option_lines(path: Path) -> List[str]:
@@ -27,14 +41,14 @@ def option_lines(path: Path) -> List[str]:
             if re.match(r'\s*(CONFIG_\w+=|# CONFIG_\w+ is not set)', line)]
 
 
-def kernel_kconfig(arch: Arch, slim: bool) -> List[str]:
+def kernel_kconfig(arch: Arch, profile: Profile) -> List[str]:
     """The --kconfig_add lines of @arch's kernel: those of every entry that
     boots it, their NIC drivers and the drivers suite (drivers.config) when
     any of them has NICs.  So each entry, with --drivers or without,
     configures the same kernel and none rebuilds it."""
     base = builder(arch)
     lines = [line for a in ARCHES if builder(a) is base
-             for line in (*a.kconfig, *(a.slim if slim else ()),
+             for line in (*a.kconfig, *(a.slim if profile.slim else ()),
                           *(a.nic_kconfig() if a.nics else ()))]
     if nic_kernel(arch):
         lines += option_lines(DRIVERS)
@@ -50,9 +64,9 @@ def fitted(arch: Arch, kunitconfigs: Iterable[Path], kept: Iterable[str],
     out: List[Path] = []
     for k in kunitconfigs:
         lines = k.read_text().splitlines(keepends=True)
-        kept = [line for line in lines if line.strip() not in drop]
-        if len(kept) != len(lines):
+        left = [line for line in lines if line.strip() not in drop]
+        if len(left) != len(lines):
             k = build_dir / f'{k.stem}-{arch.name}{k.suffix}'
-            k.write_text(''.join(kept))
+            k.write_text(''.join(left))
         out.append(k)
     return out

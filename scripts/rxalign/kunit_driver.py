@@ -33,7 +33,7 @@ from .console import RESULT as RESULT_LINE, PANIC as PANIC_LINE, TIMESTAMP
 from .declared import suite_glob
 from .fmt import seconds as fmt_seconds
 from .live import SuiteProgress
-from .kconfig import fitted, kernel_kconfig
+from .kconfig import Profile, fitted, kernel_kconfig
 from .paths import KMEMLEAK_INIT
 from .procs import group_members
 from .results import ArchRun
@@ -50,13 +50,11 @@ class RunSettings:
     tree: Path
     cache: Cache
     base_id: str
-    kunitconfigs: List[Path]
     jobs: int
     timeout: int
-    profile: str = ''                       # build-dir suffix for other configs
-    slim: bool = True                       # add the arch's own slim cuts
+    # our fragments (slim, --debug: a kmemleak scan where the arch can)
+    profile: Profile = Profile()
     slim_kept: Tuple[str, ...] = ()         # slim cuts this kernel keeps (kernels.py)
-    kmemleak: bool = False                  # --debug: scan for leaks where the arch can
     idle_timeout: float = 60.0              # stop a guest silent this long, as hung
     drivers: bool = False                   # --drivers: the drivers suite, on the arch's NICs
     # the cache lock: every child inherits its fd, so the lock stays held while
@@ -110,7 +108,7 @@ def tcg_only(arch: Arch, cache: Cache, env: Dict[str, str],
 def kunit_args(arch: Arch, s: RunSettings, build_dir: Path, kmemleak: bool = False) -> List[str]:
     """Arguments every kunit.py subcommand gets, so config and build agree."""
     args = [f'--build_dir={build_dir}']
-    args += [f'--kunitconfig={k}' for k in fitted(arch, s.kunitconfigs, s.slim_kept, build_dir)]
+    args += [f'--kunitconfig={k}' for k in fitted(arch, s.profile.fragments(), s.slim_kept, build_dir)]
     args.append(boot(arch, s.tree, kmemleak).kunit_arg)
     if arch.cross_compile:
         args.append(f'--cross_compile={arch.cross_compile}')
@@ -213,9 +211,9 @@ def config_stamp(arch: Arch, s: RunSettings, cmds: List[List[str]]) -> str:
     """What kunit.py's .config is made of, the tree aside: our config files,
     the kunit.py command lines (kconfig_add, make options), the compiler."""
     gcc = s.toolchain(arch).version(f'{arch.cross_compile}gcc')
-    files = [*s.kunitconfigs,
+    files = [*s.profile.fragments(),
              *filter(None, [boot(arch, s.tree).config_file, arch.qemu_config_path(True)])]
-    if s.kmemleak:
+    if s.profile.debug:
         files += [KMEMLEAK_INIT, BUSYBOX]
     inputs = {'gcc': gcc, 'cmds': cmds, 'files': {str(f): _digest(f) for f in files}}
     return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
@@ -233,7 +231,7 @@ def kunit_make(arch: Arch, s: RunSettings, build_dir: Path) -> List[str]:
     boots: `all compile_commands.json` builds every boot wrapper of the arch
     (ppc32 links and gzips four zImages nobody boots) and an editor index."""
     dtbs = ['dtbs'] if any(a.dtb for a in ARCHES if builder(a) is arch) else []
-    cmd = ['make', boot(arch, s.tree, s.kmemleak).image, *dtbs, f'ARCH={arch.kunit_arch}',
+    cmd = ['make', boot(arch, s.tree, s.profile.debug).image, *dtbs, f'ARCH={arch.kunit_arch}',
            f'O={build_dir}', f'--jobs={s.jobs}',
            *make_options(arch)]
     if arch.cross_compile:
@@ -385,10 +383,10 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
     tc = s.toolchain(arch)
     base = builder(arch)        # config and build as that entry, boot as this one
     build_dir = s.cache.build_dir(s.base_id, base.name,
-                                  '-'.join(filter(None, (s.profile, tc.build_suffix))))
+                                  '-'.join(filter(None, (s.profile.build_suffix, tc.build_suffix))))
     build_dir.mkdir(parents=True, exist_ok=True)
     kunit = [sys.executable, str(s.tree / 'tools/testing/kunit/kunit.py')]
-    kmemleak = s.kmemleak and arch.kmemleak_qemu_config is not None
+    kmemleak = s.profile.debug and arch.kmemleak_qemu_config is not None
     common = kunit_args(base, s, build_dir, kmemleak)
     exec_common = kunit_args(arch, s, build_dir, kmemleak)
     env = env_for(tc, build_env(s.cache))
@@ -399,7 +397,7 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
                      config=build_dir / '.config')
 
     initramfs = kmemleak_initramfs(build_dir) if kmemleak else []
-    adds = [f'--kconfig_add={line}' for line in (*kernel_kconfig(arch, s.slim), *initramfs)]
+    adds = [f'--kconfig_add={line}' for line in (*kernel_kconfig(arch, s.profile), *initramfs)]
     phases: List[Tuple[str, str, List[str], Path, Optional[float]]] = [
         ('config', 'configuring', [*kunit, 'config', *common, *adds], build_log, None),
         ('build', 'building', kunit_make(base, s, build_dir), build_log, None),

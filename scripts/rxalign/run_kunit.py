@@ -25,7 +25,7 @@ from .declared import (declared_cases, expected_suites, module_functions, read_c
 from .exitcodes import Exit, HarnessError
 from .fmt import seconds as fmt_seconds
 from .kunit_driver import RunSettings, load_kunit_parser, run_arch
-from .kconfig import fragments
+from .kconfig import Profile
 from .paths import SERIES_DIR, TESTS_DIR
 from .results import ArchStatus, Problem, ProblemKind, Results, RunMeta, Verdict
 from .verdict import judge
@@ -278,15 +278,12 @@ def run_settings(plan: Plan, ready: ReadyTree, cache: Cache, lock: Lock,
                  chains: toolchains.Toolchains) -> RunSettings:
     """How kunit.py builds and boots every arch of this run."""
     args = plan.args
-    slim = not args.no_slim
     # a --tree is taken to be current: slim.config as written
     kept = () if plan.user_tree else plan.kernel.slim_kept
     return RunSettings(tree=ready.prepared.path, cache=cache, base_id=ready.base.base_id,
-                       kunitconfigs=fragments(slim, args.debug), slim_kept=kept,
-                       jobs=args.jobs, timeout=args.timeout, idle_timeout=args.idle_timeout,
-                       profile='-'.join(p for p, on in (('full', not slim),
-                                                         ('debug', args.debug)) if on),
-                       slim=slim, kmemleak=args.debug, drivers=args.drivers, lock=lock,
+                       profile=Profile(slim=not args.no_slim, debug=args.debug),
+                       slim_kept=kept, jobs=args.jobs, timeout=args.timeout,
+                       idle_timeout=args.idle_timeout, drivers=args.drivers, lock=lock,
                        toolchains=chains)
 
 

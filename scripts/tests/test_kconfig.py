@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import List
 
 import pytest
 
 from rxalign import arches, kconfig, kernels
-from rxalign.paths import SLIM, TESTS_DIR
+from rxalign.paths import DEBUG, KUNITCONFIG, SLIM, TESTS_DIR
 
 BOARDS = [a for a in arches.ARCHES if a.kernel_of]
 
@@ -33,8 +34,8 @@ def test_a_board_configures_the_kernel_it_boots_as_its_base_does(board: arches.A
     assert base.name == board.kernel_of and not base.kernel_of
     # the same kernel; another toolchain (a newer QEMU) builds its own copy
     assert (base.kunit_arch, base.cross_compile) == (board.kunit_arch, board.cross_compile)
-    lines = kconfig.kernel_kconfig(board, slim=True)
-    assert lines == kconfig.kernel_kconfig(base, slim=True)
+    lines = kconfig.kernel_kconfig(board, kconfig.Profile())
+    assert lines == kconfig.kernel_kconfig(base, kconfig.Profile())
     assert set(board.kconfig) <= set(lines)
     assert set(board.nic_kconfig()) <= set(lines)
 
@@ -45,7 +46,7 @@ def test_a_kernel_booted_with_nics_has_their_drivers_and_their_suite(arch: arche
     entry boots with NICs has every such entry's NIC drivers and the drivers
     suite; one no entry gives NICs has neither (a build no run needs)."""
     sharing = [b for b in arches.ARCHES if arches.builder(b) is arches.builder(arch)]
-    lines = set(kconfig.kernel_kconfig(arch, slim=True))
+    lines = set(kconfig.kernel_kconfig(arch, kconfig.Profile()))
     suite = f'{drivers_suite_option()}=y'
     if any(b.nics for b in sharing):
         assert suite in lines
@@ -65,9 +66,9 @@ def test_a_kept_cut_is_a_line_of_slim_config(kernel: kernels.Kernel) -> None:
 def test_fitted_drops_the_kernels_kept_cuts_and_the_arch_absent_ones(tmp_path: Path) -> None:
     armv5 = arches.BY_NAME['armv5']
     assert armv5.slim_absent
-    plain = kconfig.fragments(slim=False)
+    plain = kconfig.Profile(slim=False).fragments()
     assert kconfig.fitted(arches.BY_NAME['x86_64'], plain, (), tmp_path) == plain
-    slim = kconfig.fragments(slim=True)
+    slim = kconfig.Profile().fragments()
     kept = '# CONFIG_INOTIFY_USER is not set'
     # x86_64 has no absent lines: only the kernel's kept cut goes
     out = kconfig.fitted(arches.BY_NAME['x86_64'], slim, (kept,), tmp_path)
@@ -77,3 +78,17 @@ def test_fitted_drops_the_kernels_kept_cuts_and_the_arch_absent_ones(tmp_path: P
     # armv5: its own absent lines go too, the kernel's kept one with them
     lines = kconfig.option_lines(kconfig.fitted(armv5, slim, (kept,), tmp_path)[1])
     assert set(lines) == set(kconfig.option_lines(SLIM)) - {kept, *armv5.slim_absent}
+
+
+@pytest.mark.parametrize('profile, suffix, extra', [
+    (kconfig.Profile(), '', [SLIM]),
+    (kconfig.Profile(slim=False), 'full', []),
+    (kconfig.Profile(debug=True), 'debug', [SLIM, DEBUG]),
+    (kconfig.Profile(slim=False, debug=True), 'full-debug', [DEBUG]),
+])
+def test_a_profile_names_its_fragments_and_its_build_dir_alike(
+        profile: kconfig.Profile, suffix: str, extra: List[Path]) -> None:
+    """The default kernel (run-kunit, --drivers, the bench) builds in the
+    arch's plain build dir; every other fragment set in a dir of its own."""
+    assert profile.fragments() == [KUNITCONFIG, *extra]
+    assert profile.build_suffix == suffix
