@@ -3,6 +3,9 @@
 Scenarios, for the selected arches together:
   cold         empty build dirs and an empty ccache
   warm         empty build dirs, ccache filled by the cold run
+Ours goes through ccache in every scenario here, the first builds too, so
+that warm has something to read; run-kunit compiles a first build without
+it (toolchain.build_env), so its own first run costs less than cold here.
   incremental  one line of the test module changed: tree update, build, boot, verdict
   no-op        nothing changed: the whole run again
 Plain kunit.py is the tree's own `kunit.py run` with our kunitconfig, no
@@ -80,7 +83,7 @@ def _ours(selected: List[arches.Arch], cache: Cache, base: tree.Base, kernel: Ke
     prepared = tree.prepare(cache, base, series.layers(kernel, tests), lambda m: None)
     settings = RunSettings(tree=prepared.path, cache=cache, base_id=base.base_id,
                            slim_kept=kernel.slim_kept,
-                           jobs=jobs, timeout=300)
+                           jobs=jobs, timeout=300, ccache_first_build=True)
     parser = load_kunit_parser(prepared.path / 'tools/testing/kunit')
     verdicts = []
     for a in selected:

@@ -59,7 +59,7 @@ def kconfig_symbol(src: Path, path: str) -> Optional[str]:
 
 
 def _make(arch: arches.Arch, src: Path, build: Path, args: List[str], log: Path,
-          jobs: int) -> int:
+          jobs: int, env: Dict[str, str]) -> int:
     cmd = ['make', f'O={build}', f'ARCH={arch.kunit_arch}', f'-j{jobs}']
     if arch.cross_compile:
         cmd.append(f'CROSS_COMPILE={arch.cross_compile}')
@@ -68,20 +68,22 @@ def _make(arch: arches.Arch, src: Path, build: Path, args: List[str], log: Path,
         out.write('$ ' + ' '.join(cmd) + '\n')
         out.flush()
         return subprocess.run(cmd, cwd=src, stdout=out, stderr=subprocess.STDOUT,
-                              env=build_env(Cache(default_root())), check=False).returncode
+                              env=env, check=False).returncode
 
 
 def compile_arch(arch: arches.Arch, src: Path, build: Path, files: List[str], log: Path,
                  jobs: int) -> List[Tuple[str, str, str]]:
     build.mkdir(parents=True, exist_ok=True)
+    # no .config yet: a first build, compiled without ccache (toolchain.build_env)
+    env = build_env(Cache(default_root()), first_build=not (build / '.config').is_file())
     symbols: Dict[str, Optional[str]] = {f: kconfig_symbol(src, f) for f in files}
-    if _make(arch, src, build, [arch.defconfig], log, jobs) != 0:
+    if _make(arch, src, build, [arch.defconfig], log, jobs, env) != 0:
         return [(f, 'FAIL', f'{arch.defconfig} failed (see {log})') for f in files]
     enable = [a for opt in arch.compile_enable for a in ('--enable', opt)]
     enable += [a for s in symbols.values() if s and s != BUILTIN for a in ('--module', s)]
     subprocess.run([str(src / 'scripts/config'), '--file', str(build / '.config'), *enable],
                    check=True)
-    _make(arch, src, build, ['olddefconfig'], log, jobs)
+    _make(arch, src, build, ['olddefconfig'], log, jobs, env)
     config = (build / '.config').read_text()
     results = []
     for f, sym in symbols.items():
@@ -91,7 +93,7 @@ def compile_arch(arch: arches.Arch, src: Path, build: Path, files: List[str], lo
         elif sym != BUILTIN and not re.search(rf'^CONFIG_{sym}=[ym]$', config, re.M):
             results.append((f, 'SKIP', f'CONFIG_{sym} cannot be enabled on {arch.name} '
                                        '(dependencies)'))
-        elif _make(arch, src, build, [f[:-2] + '.o'], log, jobs) != 0:
+        elif _make(arch, src, build, [f[:-2] + '.o'], log, jobs, env) != 0:
             results.append((f, 'FAIL', f'does not build (see {log})'))
         else:
             results.append((f, 'PASS', 'obj-y' if sym == BUILTIN else f'CONFIG_{sym}=m'))

@@ -61,6 +61,9 @@ class RunSettings:
     # any of them lives (a run-kunit killed by SIGKILL leaves them running)
     lock: Optional[Lock] = None
     toolchains: Optional[Toolchains] = None  # None: the machine's own (toolchains.py)
+    # ccache in an empty build dir too (bench: its warm scenario reads what the
+    # cold one stored); by default a first build skips it (toolchain.build_env)
+    ccache_first_build: bool = False
 
     def toolchain(self, arch: Arch) -> Toolchain:
         return self.toolchains.for_arch(arch) if self.toolchains else host_toolchain()
@@ -389,7 +392,8 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
     kmemleak = s.profile.debug and arch.kmemleak_qemu_config is not None
     common = kunit_args(base, s, build_dir, kmemleak)
     exec_common = kunit_args(arch, s, build_dir, kmemleak)
-    env = env_for(tc, build_env(s.cache))
+    built = _kernel_built(build_dir)
+    env = env_for(tc, build_env(s.cache, first_build=not built and not s.ccache_first_build))
     tcg_only(arch, s.cache, env, tc)
     build_log = out_dir / 'build.log'
     build_log.write_text('')
@@ -420,7 +424,6 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
     config = config_stamp(base, s, [phases[0][2], [a for a in phases[1][2]
                                                    if not a.startswith('--jobs=')]])
     stamp = build_stamp(s.tree, config)
-    built = _kernel_built(build_dir)
     if built and stamp_file.is_file() and stamp_file.read_text() == stamp:
         progress('build up to date (same tree, config and compiler): not rebuilt')
         build_log.write_text(f'build stamp {stamp} matches {stamp_file}: the tree, the config '

@@ -91,11 +91,14 @@ if sub == 'exec':
 FAKE_MAKE = '''\
 #!/usr/bin/env python3
 """A stand-in for the kernel's make: RXALIGN_FAKE=buildfail fails it,
-RXALIGN_FAKE_MAKE=drop makes it lose CONFIG_KUNIT as a Kconfig change would."""
+RXALIGN_FAKE_MAKE=drop makes it lose CONFIG_KUNIT as a Kconfig change would;
+ccache.log says whether each call had ccache (CCACHE_DISABLE)."""
 import os, sys
 build = next(a[2:] for a in sys.argv[1:] if a.startswith('O='))
 with open(os.path.join(build, 'calls.log'), 'a') as calls:
     calls.write('make\\n')
+with open(os.path.join(build, 'ccache.log'), 'a') as ccache:
+    ccache.write('off\\n' if os.environ.get('CCACHE_DISABLE') == '1' else 'on\\n')
 if os.environ.get('RXALIGN_FAKE') == 'buildfail':
     print('net/core/tests/rx_align_kunit.c:1:1: error: expected ; before }')
     sys.exit(2)

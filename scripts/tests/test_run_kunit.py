@@ -180,6 +180,20 @@ def test_a_rerun_with_nothing_changed_boots_without_building(
     assert calls()[7:] == ['config', 'make', 'exec']
 
 
+def test_a_first_build_skips_ccache_and_the_builds_after_it_use_it(
+        monkeypatch: pytest.MonkeyPatch, fake_tree: Path, cache_root: Path,
+        tmp_path: Path) -> None:
+    """ccache costs a first build a preprocessor pass per object and pays off
+    only when a tree changes back; a build that failed built nothing."""
+    def ccache() -> List[str]:
+        return next(cache_root.glob('build/*/x86_64/ccache.log')).read_text().split()
+    assert run(monkeypatch, fake_tree, tmp_path / 'a', 'pass', 'buildfail') == Exit.INFRA
+    assert run(monkeypatch, fake_tree, tmp_path / 'b', 'pass') == Exit.OK
+    (fake_tree / 'net/core/skbuff.c').write_text('int skb_pad = 64;\n')
+    assert run(monkeypatch, fake_tree, tmp_path / 'c', 'pass') == Exit.OK
+    assert ccache() == ['off', 'off', 'on'], ccache()
+
+
 def test_a_make_that_drops_a_kunitconfig_line_fails_config(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
         cache_root: Path, tmp_path: Path) -> None:
