@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import re
 import subprocess
 import sys
 import tempfile
@@ -39,6 +40,18 @@ class Mutation:
     # no other step builds; '' for the mutations CI runs
     not_in_ci: str = ''
 
+    @property
+    def rebuilds_all(self) -> bool:
+        """It changes a header (include/ or arch/*/include/): most of a kernel is
+        rebuilt for it, and again when the header is back."""
+        return any(re.match(r'(arch/[^/]+/)?include/', f) for f in _touched(self.name))
+
+
+def _touched(name: str) -> List[str]:
+    """The files a mutation patch changes."""
+    text = (PATCHES / f'{name}.patch').read_text()
+    return re.findall(r'^\+\+\+ b/(\S+)$', text, re.M)
+
 
 # The --debug kernel (KASAN, lockdep, kmemleak) builds everything again: the
 # slowest build CI would make (cold, x86_64: about 10 minutes), for two
@@ -65,18 +78,6 @@ MUTATIONS: Tuple[Mutation, ...] = (
     Mutation('netdev-kmalloc-no-pad', 'powerpc32', 'headroom equal on kmalloc and frag paths',
              (('net_rx_align_alloc.rx_netdev_alloc.__netdev_alloc_skb_gfp_kernel', 'headroom'),
               ('net_rx_align_alloc.rx_netdev_alloc.netdev_alloc_skb', 'len 60: headroom'))),
-    Mutation('ppc32-net-ip-align-0', 'powerpc32', 'arch policy table (NET_IP_ALIGN)',
-             (('net_rx_align_policy.rx_policy_table', 'NET_IP_ALIGN 0, the arch promises 2'),
-              ('net_rx_align_iphdr.rx_ipv4_header.netdev_alloc_skb_ip_align', 'IP header'))),
-    Mutation('net-skb-pad-48', 'powerpc32', 'NET_SKB_PAD policy, invariants and every allocator',
-             (('net_rx_align_policy.rx_policy_table', 'NET_SKB_PAD 48'),
-              ('net_rx_align_policy.rx_net_skb_pad_sane', 'not a power of 2'),
-              ('net_rx_align_alloc.rx_netdev_alloc.netdev_alloc_skb', 'headroom 48'),
-              ('net_rx_align_alloc.rx_napi_alloc.napi_alloc_skb', 'headroom 50'))),
-    Mutation('net-skb-pad-32', 'x86_64', 'NET_SKB_PAD below the cache line, caught by the allocators',
-             (('net_rx_align_policy.rx_policy_table', 'NET_SKB_PAD 32'),
-              ('net_rx_align_alloc.rx_netdev_alloc.netdev_alloc_skb', 'headroom 32'),
-              ('net_rx_align_alloc.rx_build_alloc.build_skb', 'DMA start'))),
     Mutation('gro-reuse-drops-ip-align', 'powerpc32', 'GRO frags: the skb napi_reuse_skb() restores',
              (('net_rx_align_gro.rx_gro_frags.tcp_merge_then_reuse',
                'napi_get_frags() headroom 32'),
@@ -153,6 +154,19 @@ MUTATIONS: Tuple[Mutation, ...] = (
              profile='drivers',
              not_in_ci='the arm boards\' multi_v7 --drivers build (cold: about 4 minutes and '
                        'the arm toolchain), which no other CI step makes'),
+    # Two mutations of a header every file includes: each rebuilds most of a
+    # kernel, and so does the next build of any dir after it (the header is
+    # back, with a new date); main() runs them last (rebuilds_all).
+    Mutation('ppc32-net-ip-align-0', 'powerpc32', 'arch policy table (NET_IP_ALIGN)',
+             (('net_rx_align_policy.rx_policy_table', 'NET_IP_ALIGN 0, the arch promises 2'),
+              ('net_rx_align_iphdr.rx_ipv4_header.netdev_alloc_skb_ip_align', 'IP header'))),
+    Mutation('net-skb-pad-48', 'x86_64',
+             'NET_SKB_PAD: policy, invariants, below the cache line, every allocator',
+             (('net_rx_align_policy.rx_policy_table', 'NET_SKB_PAD 48'),
+              ('net_rx_align_policy.rx_net_skb_pad_sane', 'not a power of 2'),
+              ('net_rx_align_alloc.rx_netdev_alloc.netdev_alloc_skb', 'headroom 48'),
+              ('net_rx_align_alloc.rx_napi_alloc.napi_alloc_skb', 'headroom 48'),
+              ('net_rx_align_alloc.rx_build_alloc.build_skb', 'DMA start'))),
     # the drivers suite's own holes: a test mutation, not a kernel one
     Mutation('drivers-row-missing', 'x86_64', 'a NIC whose driver has no row is no pass',
              (('net_rx_align_drivers.rx_driver_frames_case.e1000', 'has no row in rx_drivers[]'),),
@@ -250,6 +264,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 print(f'not in CI: {m.name}: {m.not_in_ci}; run scripts/mutation-test '
                       f'--only {m.name}', flush=True)
         chosen = [m for m in chosen if not m.not_in_ci]
+    # Header mutations last: the build after one recompiles most of a kernel
+    # (the header back, newer than every object); run last, that build is the
+    # next run's, where ccache knows the objects, not one per later mutation.
+    chosen.sort(key=lambda m: m.rebuilds_all)
     out = args.out or Path(tempfile.mkdtemp(prefix='rx-align-mutations-'))
     for profile, kernel in sorted({(m.profile, m.kernel) for m in chosen}):
         arches = ','.join(dict.fromkeys(m.arch for m in chosen

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from typing import List
+from pathlib import Path
+from typing import List, Optional, Tuple
+
+import pytest
 
 from rxalign import mutations
 from rxalign.exitcodes import Exit
-from rxalign.results import ArchStatus, Case, CaseStatus, Problem, ProblemKind, Verdict
+from rxalign.results import (ArchStatus, Case, CaseStatus, Problem, ProblemKind, Results,
+                             Verdict)
 
 M = next(m for m in mutations.MUTATIONS if m.name == 'napi-reserve-hardcoded-2')
 
@@ -64,3 +68,21 @@ def test_ci_runs_only_mutations_on_kernels_ci_builds_anyway() -> None:
     assert left_out == ['tulip-copybreak-1518', 'smc91x-no-pad', 'sunlance-no-pad',
                         'sonic-rbsize-1520', 'smsc911x-no-ip-align',
                         'napi-alloc-sleeps', 'skb-head-leak']
+
+
+def test_header_mutations_run_last(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The build after a header mutation rebuilds most of a kernel: run last,
+    that build is the next run's, not one per later mutation."""
+    ran: List[str] = []
+
+    def fake(arches: str, out: Path, patch: Optional[Path], profile: str = '',
+             kernel: str = '') -> Tuple[int, Optional[Results], str]:
+        ran.append(patch.stem if patch else 'baseline')
+        return int(Exit.OK), None, ''
+    monkeypatch.setattr(mutations, '_run_kunit', fake)
+    mutations.main(['--ci', '--out', str(tmp_path)])
+    ran = [r for r in ran if r != 'baseline']
+    headers = [m.name for m in mutations.MUTATIONS if m.rebuilds_all]
+    assert sorted(headers) == ['net-skb-pad-48', 'ppc32-net-ip-align-0']
+    assert sorted(ran[-len(headers):]) == sorted(headers), ran
+    assert len(ran) == len([m for m in mutations.MUTATIONS if not m.not_in_ci])
