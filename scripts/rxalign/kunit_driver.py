@@ -127,7 +127,8 @@ def make_options(arch: Arch) -> List[str]:
 
 
 # The drivers suite checks that each NIC it was given came up (module parameter).
-NICS_PARAM = 'rx_align_drivers_kunit.nics'
+MODULE = 'rx_align_drivers_kunit'    # the drivers suite's module: its parameters
+NICS_PARAM = f'{MODULE}.nics'
 
 
 def free_udp_port() -> int:
@@ -141,7 +142,8 @@ def nic_exec_args(arch: Arch) -> List[str]:
     """kunit.py exec: the arch's NICs on one hub, and how many the suite must find."""
     port = free_udp_port() if len(arch.nics) == 1 else 0
     return [f'--qemu_args={shlex.join(arch.nic_qemu_args(port))}',
-            f'--kernel_args={NICS_PARAM}={len(arch.nics)}']
+            f'--kernel_args={NICS_PARAM}={len(arch.nics)}',
+            *(f'--kernel_args={MODULE}.{p}' for p in arch.nic_params)]
 
 
 def dtb_args(arch: Arch, build_dir: Path) -> List[str]:

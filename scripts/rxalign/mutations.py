@@ -154,6 +154,12 @@ MUTATIONS: Tuple[Mutation, ...] = (
              profile='drivers',
              not_in_ci='the arm boards\' multi_v7 --drivers build (cold: about 4 minutes and '
                        'the arm toolchain), which no other CI step makes'),
+    Mutation('macb-no-rbof', 'arm-zynq',
+             'a SoC MAC on a NET_IP_ALIGN 2 arch: Zynq\'s GEM without its buffer offset',
+             (('net_rx_align_drivers.rx_driver_frames_case.macb', 'IP header'),),
+             profile='drivers',
+             not_in_ci='the arm boards\' multi_v7 --drivers build (cold: about 3 minutes and '
+                       'the arm toolchain), which no other CI step makes'),
     # Two mutations of a header every file includes: each rebuilds most of a
     # kernel, and so does the next build of any dir after it (the header is
     # back, with a new date); main() runs them last (rebuilds_all).

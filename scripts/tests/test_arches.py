@@ -17,7 +17,7 @@ from rxalign.boot import TREE_CONFIGS
 from rxalign.cache import Cache, default_root
 from rxalign.debian_archive import host_tarball
 from rxalign.exitcodes import Exit, HarnessError
-from rxalign.kunit_driver import dtb_args, free_udp_port
+from rxalign.kunit_driver import MODULE, dtb_args, free_udp_port, nic_exec_args
 from rxalign.paths import TESTS_DIR
 
 SCRIPTS = Path(__file__).resolve().parents[1]
@@ -315,3 +315,17 @@ def test_an_arch_a_kernel_cannot_build_is_refused_with_the_fix() -> None:
     assert run_kunit.unbuildable(kernels.BY_NAME['6.12'], armeb) is None
     assert run_kunit.unbuildable(None, armeb) is None
     assert run_kunit.unbuildable(kernels.BY_NAME['7.3'], arches.BY_NAME['arm']) is None
+
+
+def test_every_nic_param_is_a_parameter_of_the_drivers_suite() -> None:
+    """An arch's nic_params reach the suite on the kernel command line: a name
+    the module does not have would be ignored by the kernel, silently."""
+    c = (TESTS_DIR / 'rx_align_drivers_kunit.c').read_text()
+    params = set(re.findall(r'^module_param_named\((\w+),', c, re.M))
+    assert 'tx_csum' in params
+    used = [a for a in arches.ARCHES if a.nic_params]
+    assert used
+    for a in used:
+        for p in a.nic_params:
+            assert p.split('=', 1)[0] in params, (a.name, p)
+            assert f'--kernel_args={MODULE}.{p}' in nic_exec_args(a), a.name
