@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import subprocess
 from pathlib import Path
-from typing import Iterable, List
+from typing import Iterable, List, Set, Tuple
 
 from .arches import ARCHES, Arch, builder, nic_kernel
 from .paths import DEBUG, DRIVERS, KUNITCONFIG, SLIM
@@ -53,6 +54,28 @@ def kernel_kconfig(arch: Arch, profile: Profile) -> List[str]:
     if nic_kernel(arch):
         lines += option_lines(DRIVERS)
     return list(dict.fromkeys(lines))
+
+
+def tree_symbols(tree: Path) -> Set[str]:
+    """Every symbol a Kconfig file of @tree (a git repository) defines."""
+    proc = subprocess.run(['git', '-C', str(tree), 'grep', '-h', '-E',
+                           r'^\s*(menu)?config\s+[A-Za-z0-9_]+', '--', '*Kconfig*'],
+                          capture_output=True, text=True, check=False)
+    if proc.returncode not in (0, 1):     # 1: no line matched
+        raise RuntimeError(f'git grep in {tree}: {proc.stderr.strip()}')
+    return set(re.findall(r'config\s+(\w+)', proc.stdout))
+
+
+def defined_here(lines: Iterable[str], symbols: Set[str]) -> Tuple[List[str], List[str]]:
+    """@lines split into those whose symbol @symbols has and those of symbols
+    the tree does not have at all (a kernel that dropped one: 7.3 folded
+    MDIO_DEVICE away), which kunit.py would count as lost."""
+    kept: List[str] = []
+    gone: List[str] = []
+    for line in lines:
+        m = re.match(r'(?:# )?CONFIG_(\w+)', line)
+        (gone if m and m.group(1) not in symbols else kept).append(line)
+    return kept, gone
 
 
 def fitted(arch: Arch, kunitconfigs: Iterable[Path], kept: Iterable[str],

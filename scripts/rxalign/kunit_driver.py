@@ -33,7 +33,7 @@ from .console import RESULT as RESULT_LINE, PANIC as PANIC_LINE, TIMESTAMP
 from .declared import suite_glob
 from .fmt import seconds as fmt_seconds
 from .live import SuiteProgress
-from .kconfig import Profile, fitted, kernel_kconfig
+from .kconfig import Profile, defined_here, fitted, kernel_kconfig, tree_symbols
 from .paths import KMEMLEAK_INIT
 from .procs import group_members
 from .results import ArchRun
@@ -403,7 +403,11 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
                      config=build_dir / '.config')
 
     initramfs = kmemleak_initramfs(build_dir) if kmemleak else []
-    adds = [f'--kconfig_add={line}' for line in (*kernel_kconfig(arch, s.profile), *initramfs)]
+    lines, gone = defined_here(kernel_kconfig(arch, s.profile), tree_symbols(s.tree))
+    if gone:
+        build_log.write_text('left out of --kconfig_add, no Kconfig file of this tree defines '
+                             f'their symbols: {", ".join(gone)}\n')
+    adds = [f'--kconfig_add={line}' for line in (*lines, *initramfs)]
     phases: List[Tuple[str, str, List[str], Path, Optional[float]]] = [
         ('config', 'configuring', [*kunit, 'config', *common, *adds], build_log, None),
         ('build', 'building', kunit_make(base, s, build_dir), build_log, None),

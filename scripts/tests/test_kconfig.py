@@ -5,6 +5,7 @@ the slim cuts a kernel keeps."""
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 from typing import List
 
@@ -92,3 +93,20 @@ def test_a_profile_names_its_fragments_and_its_build_dir_alike(
     arch's plain build dir; every other fragment set in a dir of its own."""
     assert profile.fragments() == [KUNITCONFIG, *extra]
     assert profile.build_suffix == suffix
+
+
+def test_a_line_whose_symbol_the_tree_lacks_is_left_out(tmp_path: Path) -> None:
+    """7.3 has no MDIO_DEVICE: its line is left out there (and said), kept where
+    a Kconfig file defines the symbol, as config, menuconfig or in any Kconfig.*."""
+    (tmp_path / 'drivers').mkdir()
+    (tmp_path / 'Kconfig').write_text('config FOO\n\tbool "foo"\n')
+    (tmp_path / 'drivers' / 'Kconfig.net').write_text('menuconfig BAR\n\ttristate "bar"\n')
+    (tmp_path / 'README').write_text('config GONE\n')
+    subprocess.run(['git', 'init', '-q', str(tmp_path)], check=True)
+    subprocess.run(['git', '-C', str(tmp_path), 'add', '.'], check=True)
+    symbols = kconfig.tree_symbols(tmp_path)
+    assert {'FOO', 'BAR'} <= symbols and 'GONE' not in symbols
+    kept, gone = kconfig.defined_here(['CONFIG_FOO=y', 'CONFIG_GONE=y',
+                                       '# CONFIG_BAR is not set', 'CONFIG_FOO_BAR=5'], symbols)
+    assert kept == ['CONFIG_FOO=y', '# CONFIG_BAR is not set']
+    assert gone == ['CONFIG_GONE=y', 'CONFIG_FOO_BAR=5']
