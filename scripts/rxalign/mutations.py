@@ -53,11 +53,18 @@ def _touched(name: str) -> List[str]:
     return re.findall(r'^\+\+\+ b/(\S+)$', text, re.M)
 
 
+def _own_build(what: str) -> str:
+    """not_in_ci for a mutation whose kernel (@what) CI builds for nothing else."""
+    return f'{what}, which no other CI step makes'
+
+
+_ARM_BOARDS_BUILD = _own_build('the arm boards\' multi_v7 --drivers build (cold: about 3 '
+                               'minutes and the arm toolchain)')
+
 # The --debug kernel (KASAN, lockdep, kmemleak) builds everything again: the
 # slowest build CI would make (cold, x86_64: about 10 minutes), for two
 # mutations whose detectors pytest also holds to saved logs.
-_DEBUG_BUILD = ('an x86_64 --debug build (cold: about 10 minutes), which no other CI step '
-                'makes')
+_DEBUG_BUILD = _own_build('an x86_64 --debug build (cold: about 10 minutes)')
 
 MUTATIONS: Tuple[Mutation, ...] = (
     Mutation('napi-reserve-hardcoded-2', 'x86_64', 'headroom, DMA start, IP header offset',
@@ -126,40 +133,38 @@ MUTATIONS: Tuple[Mutation, ...] = (
              f'({NEWEST.name} without our fix)',
              (('net_rx_align_drivers.rx_driver_frames_case.tulip', 'traps on misaligned loads'),),
              profile='drivers', kernel=NEWEST.name,
-             not_in_ci='a sparc64 --drivers build of 7.3 (cold: about 8 minutes and the sparc64 '
-                       'toolchain), which no other CI step makes'),
+             not_in_ci=_own_build('a sparc64 --drivers build of 7.3 (cold: about 8 minutes '
+                                  'and the sparc64 toolchain)')),
     Mutation('smc91x-no-pad', 'armv5',
              'a copy behind a literal 2 on an ARM CPU that traps: smc91x without its pad',
              (('net_rx_align_drivers.rx_driver_frames_case.smc91x', 'traps on misaligned loads'),),
              profile='drivers',
-             not_in_ci='an armv5 --drivers build (cold: about 4 minutes and the arm '
-                       'toolchain), which no other CI step makes'),
+             not_in_ci=_own_build('an armv5 --drivers build (cold: about 4 minutes and the '
+                                  'arm toolchain)')),
     Mutation('sunlance-no-pad', 'sparc',
              'a lone NIC looped back on a SPARC32 that traps: sunlance without its pad',
              (('net_rx_align_drivers.rx_driver_frames_case.sunlance',
                'traps on misaligned loads'),),
              profile='drivers',
-             not_in_ci='a sparc --drivers build (cold: about 6 minutes and the sparc64 '
-                       'toolchain), which no other CI step makes'),
+             not_in_ci=_own_build('a sparc --drivers build (cold: about 6 minutes and the '
+                                  'sparc64 toolchain)')),
     Mutation('sonic-rbsize-1520', 'm68k-q800',
              'every frame sent is received: sonic\'s buffers too short for a tagged '
              '1518-byte frame (without our fix)',
              (('net_rx_align_drivers.rx_driver_frames_case.macsonic', 'lost the'),),
              profile='drivers',
-             not_in_ci='an m68k --drivers build (cold: about 6 minutes and the m68k '
-                       'toolchain), which no other CI step makes'),
+             not_in_ci=_own_build('an m68k --drivers build (cold: about 6 minutes and the '
+                                  'm68k toolchain)')),
     Mutation('smsc911x-no-ip-align', 'arm-vexpress',
              'a board NIC on a NET_IP_ALIGN 2 arch: smsc911x without its data offset',
              (('net_rx_align_drivers.rx_driver_frames_case.smsc911x', 'IP header'),),
              profile='drivers',
-             not_in_ci='the arm boards\' multi_v7 --drivers build (cold: about 4 minutes and '
-                       'the arm toolchain), which no other CI step makes'),
+             not_in_ci=_ARM_BOARDS_BUILD),
     Mutation('macb-no-rbof', 'arm-zynq',
              'a SoC MAC on a NET_IP_ALIGN 2 arch: Zynq\'s GEM without its buffer offset',
              (('net_rx_align_drivers.rx_driver_frames_case.macb', 'IP header'),),
              profile='drivers',
-             not_in_ci='the arm boards\' multi_v7 --drivers build (cold: about 3 minutes and '
-                       'the arm toolchain), which no other CI step makes'),
+             not_in_ci=_ARM_BOARDS_BUILD),
     # Two mutations of a header every file includes: each rebuilds most of a
     # kernel, and so does the next build of any dir after it (the header is
     # back, with a new date); main() runs them last (rebuilds_all).
