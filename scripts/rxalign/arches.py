@@ -49,6 +49,8 @@ MACSONIC = Nic('dp83932', ('NET_VENDOR_NATSEMI', 'MACSONIC'), onboard=True)
 # sun4m's Am7990 on the SBus (sunlance); the SS-5 has no slot for another
 SUNLANCE = Nic('lance', ('NET_VENDOR_AMD', 'SUNLANCE'), onboard=True)
 VIRTIO_MMIO = Nic('virtio-net-device', ('VIRTIO_MENU', 'VIRTIO_MMIO', 'VIRTIO_NET'))
+# s390's channel I/O transport (virtio_ccw: S390_GUEST, on by default)
+VIRTIO_CCW = Nic('virtio-net-ccw', ('VIRTIO_MENU', 'VIRTIO_NET'))
 # QEMU's USB network function (CDC Ethernet; RNDIS is its other configuration)
 USB_NET = Nic('usb-net', ('USB_SUPPORT', 'USB', 'USB_NET_DRIVERS', 'USB_USBNET',
                           'USB_NET_CDCETHER'))
@@ -218,6 +220,8 @@ ARCHES: Tuple[Arch, ...] = (
     Arch(name='s390', kunit_arch='s390', cross_compile='s390x-linux-gnu-',
          packages=_cross('gcc-s390x-linux-gnu', 'qemu-system-misc'),
          qemu_binary='qemu-system-s390x', firmware=('/usr/share/qemu/s390-ccw.img',),
+         # one virtio-net-ccw, looped back to itself as sunlance is
+         nics=(VIRTIO_CCW,),
          policy='NET_IP_ALIGN 2, NET_SKB_PAD 32 (arch override: 256-byte cache lines)'),
     Arch(name='m68k', kunit_arch='m68k', cross_compile='m68k-linux-gnu-',
          packages=_cross('gcc-m68k-linux-gnu', 'qemu-system-misc'),
