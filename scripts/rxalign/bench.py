@@ -52,6 +52,11 @@ def results(v: Verdict) -> Results:
             tuple(sorted(v.facts.items())))
 
 
+def summary(v: Verdict) -> str:
+    """One arch's verdict in the bench's notes: arch=status/N pass/M skip."""
+    return f'{v.arch}={v.status.value}/{v.count("PASS")} pass/{v.count("SKIP")} skip'
+
+
 def _declared(tests: Path) -> Dict[str, List[str]]:
     """The suites both runs boot: all but the drivers suite (no NICs here)."""
     return selected(expected_suites(tests), suite_glob(False))
@@ -137,8 +142,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                                          work / 'results' / scenario)
         differ = [v.arch for v in verdicts if results(v) != reference[v.arch]]
         same = same and not differ
-        notes.append(f'- {scenario}: ' + ', '.join(
-            f'{v.arch}={v.status}/{v.count("PASS")} pass/{v.count("SKIP")} skip' for v in verdicts)
+        notes.append(f'- {scenario}: ' + ', '.join(summary(v) for v in verdicts)
             + ('; results as plain kunit.py\'s' if not differ
                else f'; DIFFERENT from plain kunit.py: {", ".join(differ)}'))
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from types import ModuleType
 
+from rxalign import bench
 from rxalign.bench import results
 from rxalign.declared import expected_suites
-from rxalign.results import ArchRun, Verdict
+from rxalign.results import ArchRun, Case, CaseStatus, Verdict
 from rxalign.verdict import judge
 
 import faults
@@ -38,3 +39,10 @@ def test_a_changed_fact_a_lost_case_or_a_failure_counts(parser: ModuleType,
     assert 'net_skb_pad=64' in text and results(verdict(parser, fact)) != ref
     assert results(verdict(parser, faults.path('skip'))) != ref
     assert results(verdict(parser, faults.path('fail'))) != ref
+
+
+def test_the_notes_say_the_status_as_the_reports_do() -> None:
+    v = Verdict(arch='powerpc32', cases=[Case(name='a.b', status=CaseStatus.PASS),
+                                         Case(name='a.c', status=CaseStatus.SKIP,
+                                              message='no counter here')])
+    assert bench.summary(v) == 'powerpc32=passed/1 pass/1 skip'
