@@ -404,9 +404,6 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
 
     initramfs = kmemleak_initramfs(build_dir) if kmemleak else []
     lines, gone = defined_here(kernel_kconfig(arch, s.profile), tree_symbols(s.tree))
-    if gone:
-        build_log.write_text('left out of --kconfig_add, no Kconfig file of this tree defines '
-                             f'their symbols: {", ".join(gone)}\n')
     adds = [f'--kconfig_add={line}' for line in (*lines, *initramfs)]
     phases: List[Tuple[str, str, List[str], Path, Optional[float]]] = [
         ('config', 'configuring', [*kunit, 'config', *common, *adds], build_log, None),
@@ -445,6 +442,10 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
         phases = phases[1:]
     else:
         config_file.unlink(missing_ok=True)
+    if gone:
+        with open(build_log, 'a', encoding='utf-8') as out:
+            out.write('left out of --kconfig_add, no Kconfig file of this tree defines their '
+                      f'symbols: {", ".join(gone)}\n')
     if phases[0][0] != 'run':
         # a build that fails or is cut short leaves no stamp to trust
         stamp_file.unlink(missing_ok=True)

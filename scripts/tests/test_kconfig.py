@@ -110,3 +110,34 @@ def test_a_line_whose_symbol_the_tree_lacks_is_left_out(tmp_path: Path) -> None:
                                        '# CONFIG_BAR is not set', 'CONFIG_FOO_BAR=5'], symbols)
     assert kept == ['CONFIG_FOO=y', '# CONFIG_BAR is not set']
     assert gone == ['CONFIG_GONE=y', 'CONFIG_FOO_BAR=5']
+
+
+def test_every_arch_table_symbol_is_in_the_default_kernel(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    """run-kunit leaves out a line whose symbol the tree lacks (a newer kernel
+    dropped it), so a misspelt symbol would go unnoticed there: every one must
+    be defined by the default kernel, read from a tree run-kunit prepared,
+    else from Debian's tarball."""
+    from rxalign.cache import Cache, default_root
+    from rxalign.debian_archive import host_tarball
+    from rxalign.exitcodes import HarnessError
+    trees = sorted(Cache(default_root()).trees.glob(f'debian-{kernels.DEFAULT.name}.*'))
+    if trees:
+        symbols = kconfig.tree_symbols(trees[0])
+    else:
+        try:
+            tarball = host_tarball(kernels.DEFAULT).path
+        except HarnessError as e:
+            pytest.skip(e.message)
+        dest = tmp_path_factory.mktemp('kconfig')
+        subprocess.run(['tar', '-xJf', str(tarball), '-C', str(dest), '--wildcards',
+                        '*Kconfig*'], check=True)
+        subprocess.run(['git', 'init', '-q', str(dest)], check=True)
+        subprocess.run(['git', '-C', str(dest), 'add', '.'], check=True)
+        symbols = kconfig.tree_symbols(dest)
+    # the suites' own symbols come with the tests, not with the tarball
+    symbols |= set(re.findall(r'^config\s+(\w+)', (TESTS_DIR / 'Kconfig').read_text(), re.M))
+    lines = {line for a in arches.ARCHES
+             for line in kconfig.kernel_kconfig(a, kconfig.Profile())}
+    _, gone = kconfig.defined_here(sorted(lines), symbols)
+    assert not gone
