@@ -215,7 +215,7 @@ ARCHES: Tuple[Arch, ...] = (
          packages=_cross('gcc-riscv64-linux-gnu', 'qemu-system-misc'),
          qemu_binary='qemu-system-riscv64',
          firmware=('/usr/share/qemu/opensbi-riscv64-generic-fw_dynamic.bin',), image='Image',
-         nics=(E1000E, E1000, RTL8139_CP, VIRTIO_PCI), nic_bus=_ECAM,
+         nics=(E1000E, E1000, RTL8139_CP, TULIP, VIRTIO_PCI), nic_bus=_ECAM,
          policy='rv64 virt: NET_IP_ALIGN 2 (generic)'),
     Arch(name='s390', kunit_arch='s390', cross_compile='s390x-linux-gnu-',
          packages=_cross('gcc-s390x-linux-gnu', 'qemu-system-misc'),

@@ -66,6 +66,10 @@ SERIES: Tuple[Series, ...] = (
     # net-next: tested in QEMU only (its notes say why)
     Series('net-next-sonic', 'net-next: the sonic limit the driver suite found (one patch, '
            'no cover letter)'),
+    # tulip's copy-all list as a Kconfig symbol: riscv, loongarch (and
+    # ColdFire) joined it; on top of net-tulip, QEMU only like sonic's
+    Series('net-next-tulip', 'net-next: the arches tulip\'s copy-all list missed (one patch, '
+           'no cover letter)'),
     Series('net-next', 'net-next: the KUnit suites', tests_dir=TESTS_DIR),
     # what the tests need of an older kernel's API: for-<kernel>/ only
     Series('tests-compat', 'nobody: the KUnit tests adapted to an older kernel\'s API, to run '

@@ -132,8 +132,8 @@ def test_tree_fixes_come_first_and_say_why() -> None:
     message: the upstream commit it backports, or why none exists."""
     layers = series.layers()
     assert [layer.name for layer in layers] == ['tree-fixes', 'net', 'net-tulip', 'net-next-sonic',
-                                                'net-next', 'tests-compat', 'coccinelle',
-                                                'drivers-rfc']
+                                                'net-next-tulip', 'net-next', 'tests-compat',
+                                                'coccinelle', 'drivers-rfc']
     fixes = list(series.BY_NAME['tree-fixes'].patches())
     assert fixes and list(layers[0].patches) == fixes
     assert not set(fixes) & set(series.mailed_patches())
