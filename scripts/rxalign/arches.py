@@ -243,6 +243,9 @@ ARCHES: Tuple[Arch, ...] = (
     Arch(name='alpha', kunit_arch='alpha', cross_compile='alpha-linux-gnu-',
          packages=_cross('gcc-alpha-linux-gnu', 'qemu-system-misc'),
          qemu_binary='qemu-system-alpha', firmware=('/usr/share/qemu/palcode-clipper',),
+         # clipper routes an interrupt to PCI slots 1-6 only (clipper_map_irq);
+         # QEMU's own devices take some of them
+         nics=(TULIP, E1000, RTL8139_CP, PCNET32, NE2K_PCI),
          policy='NET_IP_ALIGN 2 (generic), 8K pages'),
     Arch(name='sh', kunit_arch='sh', cross_compile='sh4-linux-gnu-',
          packages=_cross('gcc-sh4-linux-gnu', 'qemu-system-misc'),
