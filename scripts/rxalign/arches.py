@@ -19,6 +19,10 @@ class Nic:
     # the machine builds it in and takes it from -nic (model=), not -device
     onboard: bool = False
 
+    @property
+    def pci(self) -> bool:
+        return 'PCI' in self.kconfig
+
 
 _PCI = ('PCI',)
 E1000 = Nic('e1000', _PCI + ('NET_VENDOR_INTEL', 'E1000'))
@@ -124,8 +128,11 @@ class Arch:
             if nic.onboard:
                 args += ['-nic', f'hubport,hubid=0,model={nic.qemu_device},{mac}']
             else:
+                # no option ROM: nothing boots from the network, and QEMU then
+                # needs no ipxe-qemu, which Debian's qemu-system-misc only recommends
+                rom = ',romfile=' if nic.pci else ''
                 args += ['-netdev', f'hubport,id=rxnic{i},hubid=0',
-                         '-device', f'{nic.qemu_device},netdev=rxnic{i},{mac}{bus}']
+                         '-device', f'{nic.qemu_device},netdev=rxnic{i},{mac}{bus}{rom}']
         return args
 
 
@@ -365,6 +372,7 @@ ARCHES: Tuple[Arch, ...] = (
          packages=_cross('gcc-loongarch64-linux-gnu', 'qemu-system-misc'),
          qemu_binary='qemu-system-loongarch64', qemu_config='loongarch64.py',
          kconfig=_PERF, image='vmlinux.elf', toolchain='debian-13',
+         nics=(E1000E, E1000, RTL8139_CP, TULIP, VIRTIO_PCI), nic_bus=_ECAM,
          policy='LoongArch64 virt (la464): NET_IP_ALIGN 2 (generic), 16K pages'),
 )
 

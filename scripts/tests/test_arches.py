@@ -282,6 +282,19 @@ def test_onboard_nics_come_from_nic_and_others_from_device() -> None:
         '-device', 'e1000,netdev=rxnic1,mac=52:54:00:12:34:02']
 
 
+def test_pci_nics_load_no_option_rom() -> None:
+    """A PCI NIC's option ROM comes from ipxe-qemu, which --no-install-recommends
+    leaves out with qemu-system-misc (Debian 13's loongarch64 QEMU said "failed
+    to find romfile efi-e1000e.rom"): none is asked for.  romfile is a property
+    of PCI devices only, so the others (virtio-mmio, ccw, USB) go without it."""
+    a = arches.Arch(name='t', kunit_arch='riscv', cross_compile='', packages=(),
+                    qemu_binary='q', nics=(arches.E1000, arches.TULIP, arches.USB_NET,
+                                           arches.VIRTIO_MMIO))
+    devices = [arg for arg in a.nic_qemu_args() if arg.startswith(('e1000', 'tulip', 'usb',
+                                                                   'virtio'))]
+    assert [d.endswith(',romfile=') for d in devices] == [True, True, False, False]
+
+
 def test_a_lone_nic_sends_to_itself_through_a_looped_socket() -> None:
     """One NIC has no other to send from: a UDP socket netdev on its hub whose
     peer is its own address sends each frame back; with two, no loop."""
