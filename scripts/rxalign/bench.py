@@ -52,6 +52,24 @@ def results(v: Verdict) -> Results:
             tuple(sorted(v.facts.items())))
 
 
+def differences(plain: Results, ours: Results, most: int = 8) -> List[str]:
+    """What differs between plain kunit.py's results and ours: the verdict,
+    each case whose status differs or that one side lacks, each fact."""
+    found = ([f'verdict: plain {_shown(plain[0])}, ours {_shown(ours[0])}']
+             if plain[0] != ours[0] else [])
+    for kind, a, b in (('case', dict(plain[1]), dict(ours[1])),
+                       ('fact', dict(plain[2]), dict(ours[2]))):
+        found += [f'{kind} {name}: plain {_shown(a.get(name))}, ours {_shown(b.get(name))}'
+                  for name in sorted(set(a) | set(b)) if a.get(name) != b.get(name)]
+    return found[:most] + ([f'and {len(found) - most} more'] if len(found) > most else [])
+
+
+def _shown(value: object) -> str:
+    if value is None:
+        return 'absent'
+    return str(getattr(value, 'value', value))
+
+
 def summary(v: Verdict) -> str:
     """One arch's verdict in the bench's notes: arch=status/N pass/M skip."""
     return f'{v.arch}={v.status.value}/{v.count("PASS")} pass/{v.count("SKIP")} skip'
@@ -145,6 +163,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         notes.append(f'- {scenario}: ' + ', '.join(summary(v) for v in verdicts)
             + ('; results as plain kunit.py\'s' if not differ
                else f'; DIFFERENT from plain kunit.py: {", ".join(differ)}'))
+        notes += [f'  - {v.arch}: {d}' for v in verdicts
+                  for d in differences(reference[v.arch], results(v))]
 
     rows = [f'# scripts/bench: {base.label}, {", ".join(a.name for a in selected)}, '
             f'{args.jobs} jobs', '',

@@ -46,3 +46,20 @@ def test_the_notes_say_the_status_as_the_reports_do() -> None:
                                          Case(name='a.c', status=CaseStatus.SKIP,
                                               message='no counter here')])
     assert bench.summary(v) == 'powerpc32=passed/1 pass/1 skip'
+
+
+def test_a_difference_is_named_not_only_counted(parser: ModuleType, tmp_path: Path) -> None:
+    """DIFFERENT alone sends the reader to logs the bench has deleted: each
+    case and fact that differs is named, plain kunit.py's side first."""
+    text = faults.path('pass').read_text()
+    fact = tmp_path / 'fact.log'
+    fact.write_text(text.replace('net_skb_pad=64', 'net_skb_pad=32', 1))
+    ref = results(verdict(parser, faults.path('pass')))
+    assert bench.differences(ref, ref) == []
+    assert bench.differences(ref, results(verdict(parser, fact))) == [
+        'fact net_skb_pad: plain 64, ours 32']
+    failed = bench.differences(ref, results(verdict(parser, faults.path('fail'))))
+    assert failed[0].startswith('verdict: plain passed, ours ')
+    assert any(d.startswith('case ') and d.endswith(', ours FAIL') for d in failed)
+    assert bench.differences(ref, results(verdict(parser, faults.path('fail'))), most=1)[-1] \
+        == f'and {len(failed) - 1} more'
