@@ -80,16 +80,27 @@ def _declared(tests: Path) -> Dict[str, List[str]]:
     return selected(expected_suites(tests), suite_glob(False))
 
 
+def plain_command(arch: arches.Arch, src: Path, build: Path, jobs: int) -> List[str]:
+    """The tree's `kunit.py run` for @arch: its own QEMU config by our arch's
+    name where it has one (7.3's powerpc32.py), else ours, else kunit.py's
+    default config of the kernel arch."""
+    cmd = [sys.executable, str(src / 'tools/testing/kunit/kunit.py'), 'run',
+           f'--build_dir={build}', f'--kunitconfig={KUNITCONFIG}', f'--jobs={jobs}']
+    if (src / f'tools/testing/kunit/qemu_configs/{arch.name}.py').is_file():
+        cmd.append(f'--arch={arch.name}')
+    elif arch.qemu_config_path():
+        cmd.append(f'--qemu_config={arch.qemu_config_path()}')
+    else:
+        cmd.append(f'--arch={arch.kunit_arch}')
+    if arch.cross_compile:
+        cmd.append(f'--cross_compile={arch.cross_compile}')
+    return cmd
+
+
 def _plain(arch: arches.Arch, src: Path, build: Path, jobs: int) -> float:
     """One `kunit.py run`; a run that does not end in passing tests is an error."""
     build.mkdir(parents=True, exist_ok=True)
-    cmd = [sys.executable, str(src / 'tools/testing/kunit/kunit.py'), 'run',
-           f'--build_dir={build}', f'--kunitconfig={KUNITCONFIG}', f'--jobs={jobs}']
-    own = src / f'tools/testing/kunit/qemu_configs/{arch.name}.py'
-    cfg = None if own.is_file() else arch.qemu_config_path()
-    cmd.append(f'--qemu_config={cfg}' if cfg else f'--arch={arch.kunit_arch}')
-    if arch.cross_compile:
-        cmd.append(f'--cross_compile={arch.cross_compile}')
+    cmd = plain_command(arch, src, build, jobs)
     env = {k: v for k, v in os.environ.items() if not k.startswith('CCACHE')}
     start = time.monotonic()
     proc = subprocess.run(cmd, cwd=src, capture_output=True, text=True, env=env, check=False)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import List
 from types import ModuleType
 
-from rxalign import bench
+from rxalign import arches, bench
 from rxalign.bench import results
 from rxalign.declared import expected_suites
 from rxalign.results import ArchRun, Case, CaseStatus, Verdict
@@ -63,3 +64,21 @@ def test_a_difference_is_named_not_only_counted(parser: ModuleType, tmp_path: Pa
     assert any(d.startswith('case ') and d.endswith(', ours FAIL') for d in failed)
     assert bench.differences(ref, results(verdict(parser, faults.path('fail'))), most=1)[-1] \
         == f'and {len(failed) - 1} more'
+
+
+def test_plain_kunit_py_boots_the_arch_it_is_compared_with(tmp_path: Path) -> None:
+    """7.3's kunit.py has powerpc32.py: plain kunit.py must be given that
+    config by name, not --arch=powerpc (ppc64), which the bench once booted
+    and then found "DIFFERENT" (bits 64, NET_IP_ALIGN 0) in every scenario."""
+    ppc32 = arches.BY_NAME['powerpc32']
+    configs = tmp_path / 'tools/testing/kunit/qemu_configs'
+    configs.mkdir(parents=True)
+
+    def arch_args(a: arches.Arch) -> List[str]:
+        return [c for c in bench.plain_command(a, tmp_path, tmp_path / 'b', 2)
+                if c.startswith(('--arch=', '--qemu_config='))]
+
+    assert arch_args(ppc32) == [f'--qemu_config={ppc32.qemu_config_path()}']
+    (configs / 'powerpc32.py').write_text('')
+    assert arch_args(ppc32) == ['--arch=powerpc32']
+    assert arch_args(arches.BY_NAME['x86_64']) == ['--arch=x86_64']
