@@ -12,11 +12,10 @@ from typing import Dict
 
 import pytest
 
+from default_tree import default_tree
 from rxalign import arches, kernels, run_kunit, series
 from rxalign.boot import TREE_CONFIGS
-from rxalign.cache import Cache, default_root
-from rxalign.debian_archive import host_tarball
-from rxalign.exitcodes import Exit, HarnessError
+from rxalign.exitcodes import Exit
 from rxalign.kunit_driver import MODULE, dtb_args, free_udp_port, nic_exec_args
 from rxalign.paths import TESTS_DIR
 
@@ -152,17 +151,7 @@ def tree_configs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The default kernel's own kunit.py QEMU configs, for the entries booted
     by them: from a tree run-kunit prepared, else out of Debian's tarball;
     skip when the machine has neither (scripts/test installs the package)."""
-    for tree in sorted(Cache(default_root()).trees.glob(f'debian-{kernels.DEFAULT.name}.*')):
-        if (tree / TREE_CONFIGS).is_dir():
-            return tree / TREE_CONFIGS
-    try:
-        tarball = host_tarball(kernels.DEFAULT).path
-    except HarnessError as e:
-        pytest.skip(e.message)
-    dest = tmp_path_factory.mktemp('tree')
-    subprocess.run(['tar', '-xJf', str(tarball), '-C', str(dest), '--wildcards',
-                    f'*/{TREE_CONFIGS}/*.py'], check=True)
-    return next(dest.glob(f'*/{TREE_CONFIGS}'))
+    return default_tree(tmp_path_factory.mktemp('tree'), f'*/{TREE_CONFIGS}/*.py') / TREE_CONFIGS
 
 
 @pytest.mark.parametrize('arch', WITH_NICS, ids=[a.name for a in WITH_NICS])

@@ -11,6 +11,7 @@ from typing import List
 
 import pytest
 
+from default_tree import default_tree
 from rxalign import arches, kconfig, kernels
 from rxalign.paths import DEBUG, KUNITCONFIG, SLIM, TESTS_DIR
 
@@ -118,23 +119,7 @@ def test_every_arch_table_symbol_is_in_the_default_kernel(
     dropped it), so a misspelt symbol would go unnoticed there: every one must
     be defined by the default kernel, read from a tree run-kunit prepared,
     else from Debian's tarball."""
-    from rxalign.cache import Cache, default_root
-    from rxalign.debian_archive import host_tarball
-    from rxalign.exitcodes import HarnessError
-    trees = sorted(Cache(default_root()).trees.glob(f'debian-{kernels.DEFAULT.name}.*'))
-    if trees:
-        symbols = kconfig.tree_symbols(trees[0])
-    else:
-        try:
-            tarball = host_tarball(kernels.DEFAULT).path
-        except HarnessError as e:
-            pytest.skip(e.message)
-        dest = tmp_path_factory.mktemp('kconfig')
-        subprocess.run(['tar', '-xJf', str(tarball), '-C', str(dest), '--wildcards',
-                        '*Kconfig*'], check=True)
-        subprocess.run(['git', 'init', '-q', str(dest)], check=True)
-        subprocess.run(['git', '-C', str(dest), 'add', '.'], check=True)
-        symbols = kconfig.tree_symbols(dest)
+    symbols = kconfig.tree_symbols(default_tree(tmp_path_factory.mktemp('kconfig'), '*Kconfig*'))
     # the suites' own symbols come with the tests, not with the tarball
     symbols |= set(re.findall(r'^config\s+(\w+)', (TESTS_DIR / 'Kconfig').read_text(), re.M))
     lines = {line for a in arches.ARCHES
