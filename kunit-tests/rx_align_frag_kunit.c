@@ -13,16 +13,13 @@
  */
 
 #include <kunit/device.h>
-#include <kunit/resource.h>
 #include <kunit/test.h>
 #include <linux/bpf.h>
 #include <linux/dma-mapping.h>
+#include <linux/module.h>
 #include <net/page_pool/helpers.h>
 
 #include "rx_align.h"
-
-KUNIT_DEFINE_ACTION_WRAPPER(rx_page_pool_destroy, page_pool_destroy,
-			    struct page_pool *);
 
 /* ---- page_pool fragments, mapped for DMA as a driver's pool is ---- */
 
@@ -100,13 +97,52 @@ static void rx_pp_release(struct page_pool *pool, struct rx_pp_got *got,
 	local_bh_enable();
 }
 
-static void rx_page_pool_frags(struct kunit *test)
+/* One allocation of the sequence: where it is, and what a head there gets. */
+static void rx_pp_check(struct kunit *test, const struct rx_pp_param *p,
+			unsigned int i, const struct rx_pp_got *g,
+			const struct rx_pp_got *prev)
 {
-	const struct rx_pp_param *p = test->param_value;
 	/* what cache maintenance for a DMA buffer works in */
 	unsigned int dma_align = dma_get_cache_alignment();
 	/* what the atomics on skb_shared_info need */
 	size_t shinfo_align = __alignof__(struct skb_shared_info);
+	unsigned long shinfo;
+	dma_addr_t dma;
+
+	KUNIT_EXPECT_GE_MSG(test, g->size, rx_pp_seq[i].size,
+			    "%s, allocation %u: %u bytes, %u asked",
+			    p->name, i, g->size, rx_pp_seq[i].size);
+	KUNIT_EXPECT_TRUE_MSG(test, IS_ALIGNED(g->offset, dma_align),
+			      "arch %s, %s, allocation %u (%u bytes): offset %u in its page is not aligned to dma_get_cache_alignment() %u",
+			      rx_arch(), p->name, i, rx_pp_seq[i].size,
+			      g->offset, dma_align);
+	/* Fragments of one page come in order and must not overlap. */
+	if (prev && g->page == prev->page)
+		KUNIT_EXPECT_GE_MSG(test, g->offset, prev->offset + prev->size,
+				    "%s, allocation %u at offset %u overlaps the previous one (%u + %u)",
+				    p->name, i, g->offset, prev->offset,
+				    prev->size);
+	if (g->skb) {
+		shinfo = (unsigned long)skb_shinfo(g->skb);
+		KUNIT_EXPECT_TRUE_MSG(test, IS_ALIGNED(shinfo, shinfo_align),
+				      "arch %s, %s, allocation %u: a head at page offset %u puts skb_shared_info at %lu, not aligned to %zu",
+				      rx_arch(), p->name, i, g->offset,
+				      shinfo & ~PAGE_MASK, shinfo_align);
+	}
+	if (p->dma) {
+		dma = page_pool_get_dma_addr(g->page) + g->offset;
+		KUNIT_EXPECT_TRUE_MSG(test, IS_ALIGNED(dma, dma_align),
+				      "arch %s, %s, allocation %u: DMA address %pad not aligned to %u",
+				      rx_arch(), p->name, i, &dma, dma_align);
+	}
+	kunit_info(test, "%s: %s %u bytes at page offset %u (cache line offset %u)\n",
+		   p->name, g->skb ? "head" : "frag", g->size, g->offset,
+		   g->offset % L1_CACHE_BYTES);
+}
+
+static void rx_page_pool_frags(struct kunit *test)
+{
+	const struct rx_pp_param *p = test->param_value;
 	struct page_pool_params pp = {
 		.order = p->order,
 		.pool_size = 16,
@@ -119,7 +155,8 @@ static void rx_page_pool_frags(struct kunit *test)
 
 	if (p->dma) {
 		if (!IS_ENABLED(CONFIG_HAS_DMA))
-			kunit_skip(test, "no DMA API on %s (CONFIG_HAS_DMA is not set)",
+			kunit_skip(test,
+				   "no DMA API on %s (CONFIG_HAS_DMA is not set)",
 				   rx_arch());
 		/* dma_4u_supported() dereferences the device's IOMMU */
 		if (IS_ENABLED(CONFIG_SPARC64))
@@ -131,11 +168,7 @@ static void rx_page_pool_frags(struct kunit *test)
 		pp.offset = XDP_PACKET_HEADROOM;
 		pp.max_len = (PAGE_SIZE << p->order) - XDP_PACKET_HEADROOM;
 	}
-	pool = page_pool_create(&pp);
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(pool), "page_pool_create: %pe", pool);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
-							rx_page_pool_destroy,
-							pool), 0);
+	pool = rx_align_page_pool(test, &pp);
 
 	local_bh_disable();
 	for (n = 0; n < ARRAY_SIZE(rx_pp_seq); n++) {
@@ -156,50 +189,16 @@ static void rx_page_pool_frags(struct kunit *test)
 			}
 			skb_mark_for_recycle(g->skb);
 		} else {
-			g->page = page_pool_dev_alloc(pool, &g->offset, &g->size);
+			g->page = page_pool_dev_alloc(pool, &g->offset,
+						      &g->size);
 			if (!g->page)
 				break;
 		}
 	}
 	local_bh_enable();
 
-	for (i = 0; i < n; i++) {
-		struct rx_pp_got *g = &got[i];
-		unsigned long shinfo;
-		dma_addr_t dma;
-
-		KUNIT_EXPECT_GE_MSG(test, g->size, rx_pp_seq[i].size,
-				    "%s, allocation %u: %u bytes, %u asked",
-				    p->name, i, g->size, rx_pp_seq[i].size);
-		KUNIT_EXPECT_TRUE_MSG(test, IS_ALIGNED(g->offset, dma_align),
-				      "arch %s, %s, allocation %u (%u bytes): offset %u in its page is not aligned to dma_get_cache_alignment() %u",
-				      rx_arch(), p->name, i, rx_pp_seq[i].size,
-				      g->offset, dma_align);
-		/* Fragments of one page come in order and must not overlap. */
-		if (i && g->page == got[i - 1].page)
-			KUNIT_EXPECT_GE_MSG(test, g->offset,
-					    got[i - 1].offset + got[i - 1].size,
-					    "%s, allocation %u at offset %u overlaps the previous one (%u + %u)",
-					    p->name, i, g->offset,
-					    got[i - 1].offset, got[i - 1].size);
-		if (g->skb) {
-			shinfo = (unsigned long)skb_shinfo(g->skb);
-			KUNIT_EXPECT_TRUE_MSG(test, IS_ALIGNED(shinfo, shinfo_align),
-					      "arch %s, %s, allocation %u: a head at page offset %u puts skb_shared_info at %lu, not aligned to %zu",
-					      rx_arch(), p->name, i, g->offset,
-					      shinfo & ~PAGE_MASK, shinfo_align);
-		}
-		if (p->dma) {
-			dma = page_pool_get_dma_addr(g->page) + g->offset;
-			KUNIT_EXPECT_TRUE_MSG(test, IS_ALIGNED(dma, dma_align),
-					      "arch %s, %s, allocation %u: DMA address %pad not aligned to %u",
-					      rx_arch(), p->name, i, &dma,
-					      dma_align);
-		}
-		kunit_info(test, "%s: %s %u bytes at page offset %u (cache line offset %u)\n",
-			   p->name, g->skb ? "head" : "frag", g->size,
-			   g->offset, g->offset % L1_CACHE_BYTES);
-	}
+	for (i = 0; i < n; i++)
+		rx_pp_check(test, p, i, &got[i], i ? &got[i - 1] : NULL);
 	rx_pp_release(pool, got, n);
 	KUNIT_EXPECT_EQ_MSG(test, n, ARRAY_SIZE(rx_pp_seq),
 			    "%s: allocation %u failed", p->name, n);
@@ -219,10 +218,13 @@ static const struct rx_frag_param rx_frag_params[] = {
 	{ "napi_alloc_frag_align_smp_cache", RX_FRAG_NAPI, SMP_CACHE_BYTES },
 	{ "napi_alloc_frag_align_256", RX_FRAG_NAPI, 256 },
 	{ "napi_alloc_frag_align_1k", RX_FRAG_NAPI, SZ_1K },
-	{ "netdev_alloc_frag_align_smp_cache", RX_FRAG_NETDEV, SMP_CACHE_BYTES },
+	{ "netdev_alloc_frag_align_smp_cache", RX_FRAG_NETDEV,
+	  SMP_CACHE_BYTES },
 	{ "netdev_alloc_frag_align_1k", RX_FRAG_NETDEV, SZ_1K },
-	{ "netdev_alloc_frag_align_irqs_off_256", RX_FRAG_NETDEV_IRQS_OFF, 256 },
-	{ "netdev_alloc_frag_align_irqs_off_1k", RX_FRAG_NETDEV_IRQS_OFF, SZ_1K },
+	{ "netdev_alloc_frag_align_irqs_off_256", RX_FRAG_NETDEV_IRQS_OFF,
+	  256 },
+	{ "netdev_alloc_frag_align_irqs_off_1k", RX_FRAG_NETDEV_IRQS_OFF,
+	  SZ_1K },
 };
 
 KUNIT_ARRAY_PARAM_DESC(rx_frag, rx_frag_params, name);
@@ -264,7 +266,8 @@ static void rx_frag_align(struct kunit *test)
 	unsigned int i, n = 0;
 
 	if (p->ctx == RX_FRAG_NETDEV_IRQS_OFF && IS_ENABLED(CONFIG_PREEMPT_RT))
-		kunit_skip(test, "PREEMPT_RT: drivers do not allocate with IRQs off");
+		kunit_skip(test,
+			   "PREEMPT_RT: drivers do not allocate with IRQs off");
 
 	for (i = 0; i < ARRAY_SIZE(rx_frag_sizes); i++) {
 		/* an unaligned request first moves the cache's offset */
@@ -307,6 +310,7 @@ static struct kunit_case rx_frag_cases[] = {
 
 static struct kunit_suite rx_frag_suite = {
 	.name = "net_rx_align_frag",
+	.init = rx_align_watch_kernel,
 	.test_cases = rx_frag_cases,
 };
 
@@ -314,3 +318,4 @@ kunit_test_suite(rx_frag_suite);
 
 MODULE_DESCRIPTION("KUnit tests for receive buffer alignment in the fragment allocators");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");

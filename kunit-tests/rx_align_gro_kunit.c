@@ -18,6 +18,7 @@
 
 #include <kunit/resource.h>
 #include <kunit/test.h>
+#include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/tcp.h>
 #include <net/checksum.h>
@@ -25,7 +26,6 @@
 
 #include "rx_align.h"
 
-KUNIT_DEFINE_ACTION_WRAPPER(rx_free_netdev, free_netdev, struct net_device *);
 KUNIT_DEFINE_ACTION_WRAPPER(rx_napi_del, netif_napi_del, struct napi_struct *);
 KUNIT_DEFINE_ACTION_WRAPPER(rx_napi_disable, napi_disable,
 			    struct napi_struct *);
@@ -46,7 +46,7 @@ struct rx_gro_param {
 	const char *name;
 	unsigned int n;
 	struct rx_gro_frame frames[RX_GRO_MAX];
-	bool merge;		/* frame 1 merges into frame 0; 2 reuses 1's skb */
+	bool merge;	/* frame 1 merges into frame 0; 2 reuses 1's skb */
 };
 
 #define RX_TCP_LEN (ETH_HLEN + sizeof(struct iphdr) + sizeof(struct tcphdr) + \
@@ -121,7 +121,8 @@ static int rx_gro_poll(struct napi_struct *napi, int budget)
 		if (f->tcp)
 			rx_fill_tcp(buf, f->seg, napi->dev->dev_addr);
 		else
-			rx_align_fill_frame(buf, f->frame, f->len, napi->dev->dev_addr);
+			rx_align_fill_frame(buf, f->frame, f->len,
+					    napi->dev->dev_addr);
 		skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, page,
 				NET_IP_ALIGN, f->len, PAGE_SIZE);
 		/* the device verified the checksums */
@@ -137,7 +138,6 @@ static int rx_gro_poll(struct napi_struct *napi, int budget)
 static void rx_gro_frags(struct kunit *test)
 {
 	const struct rx_gro_param *p = test->param_value;
-	const struct rx_align_policy *pol = rx_align_policy();
 	struct rx_tap *tap;
 	struct rx_gro *gro;
 	unsigned int i, want = p->merge ? p->n - 1 : p->n;
@@ -145,16 +145,14 @@ static void rx_gro_frags(struct kunit *test)
 
 	/* Only TCP GRO merges segments and frees the second skb's head. */
 	if (p->merge && !IS_ENABLED(CONFIG_INET))
-		kunit_skip(test, "CONFIG_INET is not set: no TCP GRO to merge segments");
+		kunit_skip(test,
+			   "CONFIG_INET is not set: no TCP GRO to merge segments");
 
 	gro = kunit_kzalloc(test, sizeof(*gro), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, gro);
 	gro->p = p;
 	init_completion(&gro->polled);
-	gro->dev = alloc_netdev_dummy(0);
-	KUNIT_ASSERT_NOT_NULL(test, gro->dev);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rx_free_netdev,
-							gro->dev), 0);
+	gro->dev = rx_align_dummy_netdev(test);
 	/* what register_netdevice() turns on for a driver's device */
 	gro->dev->features |= NETIF_F_GRO;
 	netif_napi_add(gro->dev, &gro->napi, rx_gro_poll);
@@ -178,16 +176,18 @@ static void rx_gro_frags(struct kunit *test)
 	/* napi_get_frags(): the head napi_alloc_skb() made, or a reused one */
 	for (i = 0; i < p->n; i++)
 		KUNIT_EXPECT_EQ_MSG(test, gro->headroom[i],
-				    pol->skb_pad + pol->ip_align,
+				    NET_SKB_PAD + NET_IP_ALIGN,
 				    RX_AT
-				    "frame %u: napi_get_frags() headroom %u, the arch promises a pad of %u + NET_IP_ALIGN %u",
+				    "frame %u: napi_get_frags() headroom %u, not NET_SKB_PAD %u + NET_IP_ALIGN %u",
 				    rx_arch(), p->name, i, gro->headroom[i],
-				    pol->skb_pad, pol->ip_align);
+				    (unsigned int)NET_SKB_PAD, NET_IP_ALIGN);
 	if (p->merge) {
 		KUNIT_EXPECT_EQ_MSG(test, gro->ret[0], GRO_HELD,
-				    "%s: the first segment was not held", p->name);
+				    "%s: the first segment was not held",
+				    p->name);
 		KUNIT_EXPECT_EQ_MSG(test, gro->ret[1], GRO_MERGED_FREE,
-				    "%s: the second segment was not merged", p->name);
+				    "%s: the second segment was not merged",
+				    p->name);
 		KUNIT_EXPECT_PTR_EQ_MSG(test, gro->skb[2], gro->skb[1],
 					"%s: napi_get_frags() did not reuse the merged skb",
 					p->name);
@@ -197,14 +197,11 @@ static void rx_gro_frags(struct kunit *test)
 			      "%s: %u of %u frames reached the stack", p->name,
 			      tap->n, want);
 	for (i = 0; i < tap->n; i++) {
-		const struct rx_tap_seen *seen = &tap->frames[i];
+		const struct rx_align_seen *seen = &tap->frames[i];
 
-		rx_align_report_frame(test, "napi_gro_frags", p->name, seen->len,
-				      seen->headroom, seen->mac, seen->nh,
-				seen->head_frag, seen->pp_recycle);
-		snprintf(what, sizeof(what), "GRO frags, %s, frame %u", p->name,
-			 i);
-		RX_EXPECT_NH(test, (void *)seen->nh, what);
+		snprintf(what, sizeof(what), "%s_%u", p->name, i);
+		RX_EXPECT_FRAME(test, "napi_gro_frags", what, seen,
+				RX_RULE_IP_ALIGN, 0);
 		RX_EXPECT_SHINFO(test, seen->shinfo, what);
 	}
 }
@@ -216,6 +213,7 @@ static struct kunit_case rx_gro_cases[] = {
 
 static struct kunit_suite rx_gro_suite = {
 	.name = "net_rx_align_gro",
+	.init = rx_align_watch_kernel,
 	.test_cases = rx_gro_cases,
 };
 
@@ -223,3 +221,4 @@ kunit_test_suite(rx_gro_suite);
 
 MODULE_DESCRIPTION("KUnit tests for receive buffer alignment on the GRO frags path");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");

@@ -1,16 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Helpers shared by the receive buffer alignment KUnit suites (rx_align.h):
- * the architectures' policy table, the frames the suites send, the taps
- * that record where they land, and the unaligned-access fixup counters.
+ * the frames the suites send, where a frame must land and the line each
+ * frame gets in the log, the fixtures, the receive paths drivers allocate
+ * through, the taps that record where frames land, and the
+ * unaligned-access fixup counters.
  */
 
 #include <kunit/resource.h>
 #include <kunit/test.h>
+#include <kunit/visibility.h>
+#include <linux/bpf.h>
+#include <linux/debug_locks.h>
+#include <linux/filter.h>
 #include <linux/module.h>
+#include <linux/panic.h>
 #include <linux/perf_event.h>
+#include <linux/slab.h>
 #include <net/checksum.h>
 #include <net/ipv6.h>
+#include <net/page_pool/helpers.h>
+#include <net/xdp.h>
 
 /*
  * parisc counts its fixups in irq_stat, which it does not export: only a
@@ -21,7 +31,8 @@
 #else
 #define RX_IRQ_STAT_COUNTER 0
 #endif
-#define RX_PERF_COUNTER (IS_ENABLED(CONFIG_PERF_EVENTS) && !IS_ENABLED(CONFIG_PARISC))
+#define RX_PERF_COUNTER \
+	(IS_ENABLED(CONFIG_PERF_EVENTS) && !IS_ENABLED(CONFIG_PARISC))
 
 #if RX_IRQ_STAT_COUNTER
 #include <asm/hardirq.h>	/* irq_stat.irq_unaligned_count */
@@ -29,39 +40,18 @@
 
 #include "rx_align.h"
 
-/* ---- What each architecture promises (arch/{*}/include/asm) ---- */
-
-#define RX_DEFAULT_SKB_PAD (L1_CACHE_BYTES > 32 ? L1_CACHE_BYTES : 32)
-
-static const struct rx_align_policy rx_policies[] = {
-	/* asm/processor.h: unaligned loads are cheap, unaligned DMA is not */
-	{ "x86", IS_ENABLED(CONFIG_X86), 0, RX_DEFAULT_SKB_PAD },
-	{ "arm64", IS_ENABLED(CONFIG_ARM64), 0, RX_DEFAULT_SKB_PAD },
-	{ "ppc64", IS_ENABLED(CONFIG_PPC64), 0, RX_DEFAULT_SKB_PAD },
-	/* asm/cache.h: 256-byte cache lines would waste a pad of their size */
-	{ "s390", IS_ENABLED(CONFIG_S390), 2, 32 },
-	/* include/linux/skbuff.h defaults */
-	{ "generic", true, 2, RX_DEFAULT_SKB_PAD },
-};
-
-/* The first entry that applies to this kernel: the last always does. */
-const struct rx_align_policy *rx_align_policy(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(rx_policies) - 1; i++)
-		if (rx_policies[i].applies)
-			return &rx_policies[i];
-	return &rx_policies[i];
-}
-EXPORT_SYMBOL_GPL(rx_align_policy);
+KUNIT_DEFINE_ACTION_WRAPPER(rx_free_netdev, free_netdev, struct net_device *);
+KUNIT_DEFINE_ACTION_WRAPPER(rx_page_pool_destroy, page_pool_destroy,
+			    struct page_pool *);
+KUNIT_DEFINE_ACTION_WRAPPER(rx_napi_del, netif_napi_del,
+			    struct napi_struct *);
 
 /* ---- The frames every suite receives ---- */
 
 const char * const rx_align_frame_names[RX_NR_FRAMES] = {
 	"ipv4", "ipv6", "vlan_ipv4",
 };
-EXPORT_SYMBOL_GPL(rx_align_frame_names);
+EXPORT_SYMBOL_IF_KUNIT(rx_align_frame_names);
 
 /*
  * Lay out @len bytes as the device's DMA would: Ethernet (+ 802.1Q) to
@@ -104,80 +94,730 @@ void rx_align_fill_frame(u8 *buf, enum rx_frame frame, unsigned int len,
 		memcpy(buf + off, &ip4, sizeof(ip4));
 	}
 }
-EXPORT_SYMBOL_GPL(rx_align_fill_frame);
+EXPORT_SYMBOL_IF_KUNIT(rx_align_fill_frame);
 
-/* One line the reports parse: where a received frame landed. */
-void rx_align_report_frame(struct kunit *test, const char *path, const char *frame,
-			   unsigned int len, unsigned int headroom, unsigned long mac,
-		     unsigned long nh, bool head_frag, bool pp_recycle)
-{
-	kunit_info(test,
-		   "rx_align_frame: path=%s frame=%s len=%u headroom=%u mac_line_off=%lu nh_mod4=%lu head_frag=%d pp_recycle=%d\n",
-		   path, frame, len, headroom, mac % L1_CACHE_BYTES, nh % 4,
-		   head_frag, pp_recycle);
-}
-EXPORT_SYMBOL_GPL(rx_align_report_frame);
-
-/* ---- Taps that record where our frames land ---- */
-
-/* Ours: sent from 192.0.2.1 or 2001:db8::1 (rx_align_fill_frame()). */
-static bool rx_is_ours(const struct sk_buff *skb)
-{
-	struct ipv6hdr _ip6, *ip6;
-	struct iphdr _ip4, *ip4;
-
-	if (skb->protocol == htons(ETH_P_IP)) {
-		ip4 = skb_header_pointer(skb, 0, sizeof(_ip4), &_ip4);
-		return ip4 && ip4->saddr == htonl(0xc0000201);
-	}
-	if (skb->protocol != htons(ETH_P_IPV6))
-		return false;
-	ip6 = skb_header_pointer(skb, 0, sizeof(_ip6), &_ip6);
-	return ip6 && ip6->saddr.s6_addr[0] == 0x20 &&
-	       ip6->saddr.s6_addr[15] == 1;
-}
+/* ---- Where a received frame landed ---- */
 
 /*
- * What kind of frame it was and how long, from its own IP header: the stack
- * (or the device) has taken an 802.1Q tag off by the time a handler sees it.
+ * Record where the frame in @skb is, from its network header: what kind
+ * of frame and how long, from the IP header rx_align_fill_frame() wrote
+ * (the stack or the device may have taken an 802.1Q tag off by now), and
+ * where its MAC header started before any tag came off.  False if the
+ * network header is not one of ours.
  */
-static enum rx_frame rx_frame_kind(const struct sk_buff *skb, unsigned int *len)
+bool rx_align_seen_skb(struct rx_align_seen *seen, const struct sk_buff *skb)
 {
+	int off = skb_network_offset(skb);
 	struct ipv6hdr _ip6, *ip6;
 	struct iphdr _ip4, *ip4;
+	unsigned int ip_len;
 
 	if (skb->protocol == htons(ETH_P_IPV6)) {
-		ip6 = skb_header_pointer(skb, 0, sizeof(_ip6), &_ip6);
-		*len = ip6 ? ETH_HLEN + sizeof(*ip6) + ntohs(ip6->payload_len) : 0;
-		return RX_IPV6;
-	}
-	ip4 = skb_header_pointer(skb, 0, sizeof(_ip4), &_ip4);
-	if (!ip4) {
-		*len = 0;
-		return RX_IPV4;
-	}
-	*len = rx_frame_hlen(ntohs(ip4->id)) + ntohs(ip4->tot_len);
-	return ntohs(ip4->id) == RX_VLAN_IPV4 ? RX_VLAN_IPV4 : RX_IPV4;
-}
-
-/* Record @skb if it is ours; true if the tap now holds it. */
-static bool rx_tap_record(struct rx_tap *tap, struct sk_buff *skb)
-{
-	struct rx_tap_seen *seen;
-
-	if (!rx_is_ours(skb) || tap->n == ARRAY_SIZE(tap->frames))
+		ip6 = skb_header_pointer(skb, off, sizeof(_ip6), &_ip6);
+		if (!ip6 || ip6->saddr.s6_addr[0] != 0x20 ||
+		    ip6->saddr.s6_addr[15] != 1)
+			return false;
+		seen->frame = RX_IPV6;
+		ip_len = sizeof(*ip6) + ntohs(ip6->payload_len);
+	} else if (skb->protocol == htons(ETH_P_IP)) {
+		ip4 = skb_header_pointer(skb, off, sizeof(_ip4), &_ip4);
+		if (!ip4 || ip4->saddr != htonl(0xc0000201))
+			return false;
+		seen->frame = ntohs(ip4->id) == RX_VLAN_IPV4 ? RX_VLAN_IPV4 :
+							       RX_IPV4;
+		ip_len = ntohs(ip4->tot_len);
+	} else {
 		return false;
-	seen = &tap->frames[tap->n++];
-	seen->nh = (unsigned long)skb->data;
-	seen->frame = rx_frame_kind(skb, &seen->len);
-	/* where the MAC header of the frame as sent starts, before this header */
-	seen->mac = seen->nh - rx_frame_hlen(seen->frame);
+	}
+	seen->nh = (unsigned long)skb_network_header(skb);
+	seen->mac = seen->nh;
+	if (skb_mac_header_was_set(skb) && skb_mac_header_len(skb))
+		seen->mac = seen->nh - rx_frame_hlen(seen->frame);
+	seen->len = seen->nh - seen->mac + ip_len;
 	seen->shinfo = (unsigned long)skb_shinfo(skb);
 	seen->headroom = seen->mac - (unsigned long)skb->head;
 	seen->head_frag = skb->head_frag;
 	seen->pp_recycle = skb->pp_recycle;
+	seen->skb = NULL;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(rx_align_seen_skb);
+
+static const char * const rx_rule_names[] = {
+	[RX_RULE_IP_ALIGN] = "net_ip_align",
+	[RX_RULE_WORD] = "word_aligned",
+	[RX_RULE_KEPT] = "kept",
+	[RX_RULE_NONE] = "none",
+};
+
+const char *rx_align_rule_name(enum rx_align_rule rule)
+{
+	return rx_rule_names[rule];
+}
+EXPORT_SYMBOL_IF_KUNIT(rx_align_rule_name);
+
+/* Where @rule wants the network header, mod 4; -1: it is not judged. */
+int rx_align_want(enum rx_align_rule rule, unsigned long kept)
+{
+	switch (rule) {
+	case RX_RULE_IP_ALIGN:
+		return (NET_IP_ALIGN + ETH_HLEN) % 4;
+	case RX_RULE_WORD:
+		return 0;
+	case RX_RULE_KEPT:
+		return kept % 4;
+	default:
+		return -1;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(rx_align_want);
+
+void rx_align_report_frame(struct kunit *test, const char *path,
+			   const char *name, const struct rx_align_seen *seen,
+			   enum rx_align_rule rule, int want, bool failed,
+			   const char *extra)
+{
+	const char *verdict = failed ? "fail" : want >= 0 ? "pass" :
+			      seen->nh % 4 ? "cost" : "recorded";
+
+	kunit_info(test,
+		   "rx_align_frame: path=%s frame=%s len=%u headroom=%u mac_line_off=%lu nh_mod4=%lu want_mod4=%d rule=%s head_frag=%d pp_recycle=%d%s%s verdict=%s\n",
+		   path, name, seen->len, seen->headroom,
+		   seen->mac % L1_CACHE_BYTES, seen->nh % 4, want,
+		   rx_align_rule_name(rule), seen->head_frag,
+		   seen->pp_recycle, extra ? " " : "", extra ?: "", verdict);
+}
+EXPORT_SYMBOL_IF_KUNIT(rx_align_report_frame);
+
+/* ---- Fixtures ---- */
+
+struct rx_kernel_state {
+	struct kunit *test;
+	unsigned long taint;
+	int debug_locks;
+};
+
+static unsigned long rx_taint(void)
+{
+	unsigned long taint = 0;
+	unsigned int i;
+
+	for (i = 0; i < TAINT_FLAGS_COUNT; i++)
+		if (i != TAINT_TEST && test_taint(i))
+			taint |= BIT(i);
+	return taint;
+}
+
+/*
+ * A WARN, a lockdep or KFENCE report, a bad page: the kernel says so by
+ * tainting itself or by turning lock debugging off, whatever it printed.
+ * Runs after the case's other cleanups, so that what they do counts too.
+ */
+static void rx_kernel_state_check(void *data)
+{
+	struct rx_kernel_state *before = data;
+	unsigned long added = rx_taint() & ~before->taint;
+	unsigned int bit;
+
+	for_each_set_bit(bit, &added, TAINT_FLAGS_COUNT)
+		KUNIT_FAIL(before->test,
+			   "kernel state changed during the case: taint flag %u set",
+			   bit);
+	if (before->debug_locks && !debug_locks)
+		KUNIT_FAIL(before->test,
+			   "kernel state changed during the case: debug_locks turned off");
+}
+
+/*
+ * Every suite's .init: a case during which the kernel reported a problem
+ * fails, naming what changed.
+ */
+int rx_align_watch_kernel(struct kunit *test)
+{
+	struct rx_kernel_state *state;
+
+	state = kunit_kzalloc(test, sizeof(*state), GFP_KERNEL);
+	if (!state)
+		return -ENOMEM;
+	state->test = test;
+	state->taint = rx_taint();
+	state->debug_locks = debug_locks;
+	return kunit_add_action_or_reset(test, rx_kernel_state_check, state);
+}
+EXPORT_SYMBOL_IF_KUNIT(rx_align_watch_kernel);
+
+struct net_device *rx_align_dummy_netdev(struct kunit *test)
+{
+	struct net_device *dev = alloc_netdev_dummy(0);
+
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rx_free_netdev,
+							dev), 0);
+	return dev;
+}
+EXPORT_SYMBOL_IF_KUNIT(rx_align_dummy_netdev);
+
+/*
+ * Resources are freed last in first out: a pool made before the skbs that
+ * come from it outlives them.
+ */
+struct page_pool *rx_align_page_pool(struct kunit *test,
+				     const struct page_pool_params *pp)
+{
+	struct page_pool *pool = page_pool_create(pp);
+
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(pool), "page_pool_create: %pe",
+			       pool);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							rx_page_pool_destroy,
+							pool), 0);
+	return pool;
+}
+EXPORT_SYMBOL_IF_KUNIT(rx_align_page_pool);
+
+/* An skb pointer that a path may replace: the cleanup frees the last one. */
+static void rx_kfree_skb_ref(void *ref)
+{
+	kfree_skb(*(struct sk_buff **)ref);
+}
+
+struct sk_buff **rx_align_skb_ref(struct kunit *test)
+{
+	struct sk_buff **ref = kunit_kzalloc(test, sizeof(*ref), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ref);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rx_kfree_skb_ref,
+							ref), 0);
+	return ref;
+}
+EXPORT_SYMBOL_IF_KUNIT(rx_align_skb_ref);
+
+void rx_align_receive(struct sk_buff **ref, struct net_device *dev)
+{
+	struct sk_buff *skb = *ref;
+
+	skb->protocol = eth_type_trans(skb, dev);
+	skb_reset_network_header(skb);
+	if (eth_type_vlan(skb->protocol))
+		*ref = skb_vlan_untag(skb);
+}
+EXPORT_SYMBOL_IF_KUNIT(rx_align_receive);
+
+static void rx_bpf_prog_release(void *prog)
+{
+	/* With the bpf() syscall programs are refcounted, else simply freed. */
+	if (IS_ENABLED(CONFIG_BPF_SYSCALL))
+		bpf_prog_put(prog);
+	else
+		bpf_prog_free(prog);
+}
+
+/*
+ * "return XDP_PASS", as the verifier would hand it to a driver.  @frags is
+ * what BPF_F_XDP_HAS_FRAGS at load time sets: the program takes
+ * multi-buffer frames, so generic XDP copies an skb it cannot run on in
+ * place instead of linearizing it.
+ */
+struct bpf_prog *rx_align_xdp_pass_prog(struct kunit *test, bool frags)
+{
+	const struct bpf_insn insns[] = {
+		BPF_MOV64_IMM(BPF_REG_0, XDP_PASS),
+		BPF_EXIT_INSN(),
+	};
+	struct bpf_prog *prog;
+	int err = 0;
+
+	prog = bpf_prog_alloc(bpf_prog_size(ARRAY_SIZE(insns)), 0);
+	KUNIT_ASSERT_NOT_NULL(test, prog);
+	prog->len = ARRAY_SIZE(insns);
+	memcpy(prog->insnsi, insns, sizeof(insns));
+	prog->type = BPF_PROG_TYPE_XDP;
+	prog->aux->xdp_has_frags = frags;
+	prog = bpf_prog_select_runtime(prog, &err);
+	KUNIT_ASSERT_EQ_MSG(test, err, 0, "bpf_prog_select_runtime: %d", err);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							rx_bpf_prog_release,
+							prog), 0);
+	return prog;
+}
+EXPORT_SYMBOL_IF_KUNIT(rx_align_xdp_pass_prog);
+
+/* ---- Generic XDP ---- */
+
+/*
+ * A driver's skb as netif_receive_skb() gets it: netdev_alloc_skb_ip_align()
+ * with the whole frame, or (@nonlinear) the headers in the head and the
+ * rest of the frame in a page fragment.  For a device without a MAC
+ * header (@l3) the frame is what follows the Ethernet header, received as
+ * tun does in IFF_TUN mode: behind NET_SKB_PAD, with no NET_IP_ALIGN.
+ */
+static void rx_driver_skb(struct kunit *test, struct sk_buff **ref,
+			  struct net_device *dev,
+			  const struct rx_generic_param *p)
+{
+	unsigned int skip = p->l3 ? ETH_HLEN : 0;
+	unsigned int len = p->len - skip;
+	unsigned int head = p->nonlinear ? rx_frame_min(p->frame) - skip : len;
+	struct sk_buff *skb;
+	struct page *page;
+	u8 *buf;
+
+	buf = kunit_kmalloc(test, p->len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	rx_align_fill_frame(buf, p->frame, p->len, dev->dev_addr);
+	buf += skip;
+	skb = p->l3 ? netdev_alloc_skb(dev, head + p->reserve) :
+		      netdev_alloc_skb_ip_align(dev, head);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	*ref = skb;
+	skb_reserve(skb, p->reserve);
+	KUNIT_ASSERT_GE_MSG(test, skb_tailroom(skb), head,
+			    "arch %s: netdev_alloc_skb(%u): tailroom %d is less than asked",
+			    rx_arch(), head, skb_tailroom(skb));
+	skb_put_data(skb, buf, head);
+	if (p->nonlinear) {
+		page = dev_alloc_page();
+		KUNIT_ASSERT_NOT_NULL(test, page);
+		memcpy(page_address(page), buf + head, len - head);
+		skb_add_rx_frag(skb, 0, page, 0, len - head, PAGE_SIZE);
+	}
+	/* the driver, then __netif_receive_skb_core() up to generic XDP */
+	if (p->l3) {
+		skb_reset_mac_header(skb);
+		skb->protocol = rx_frame_proto(p->frame);
+	} else {
+		skb->protocol = eth_type_trans(skb, dev);
+	}
+	skb_reset_network_header(skb);
+	skb_reset_transport_header(skb);
+	skb_reset_mac_len(skb);
+}
+
+/*
+ * Run a "return XDP_PASS" program on a driver's skb through
+ * do_xdp_generic() and judge where the frame is when it reaches the
+ * protocol: a copy or a grown head must keep the network header where the
+ * architecture wants it, and skb_shared_info aligned.
+ */
+void rx_align_generic_xdp(struct kunit *test,
+			  const struct rx_generic_param *p)
+{
+	struct bpf_prog *prog = rx_align_xdp_pass_prog(test, p->frags);
+	struct net_device *dev = rx_align_dummy_netdev(test);
+	struct sk_buff **ref = rx_align_skb_ref(test);
+	struct rx_align_fixups *f = rx_align_fixups_new(test, false);
+	const char *path = p->frags ? "generic_xdp_frags" : "generic_xdp";
+	struct rx_align_seen seen;
+	enum rx_align_rule rule;
+	unsigned long was;
+	u32 act;
+
+	rx_driver_skb(test, ref, dev, p);
+	was = (unsigned long)skb_network_header(*ref);
+	rcu_read_lock();
+	local_bh_disable();
+	act = do_xdp_generic(prog, ref);
+	local_bh_enable();
+	rcu_read_unlock();
+	if (act != XDP_PASS)
+		*ref = NULL;	/* dropped and freed */
+	KUNIT_ASSERT_EQ_MSG(test, act, XDP_PASS,
+			    "%s: generic XDP dropped the frame", p->name);
+
+	/* ... and on from there: untag, then hand it to the protocol */
+	if (eth_type_vlan((*ref)->protocol)) {
+		*ref = skb_vlan_untag(*ref);
+		KUNIT_ASSERT_NOT_NULL(test, *ref);
+	}
+	KUNIT_ASSERT_TRUE(test, rx_align_seen_skb(&seen, *ref));
+	KUNIT_EXPECT_GE_MSG(test, seen.headroom, XDP_PACKET_HEADROOM,
+			    "%s: the XDP program got less than XDP_PACKET_HEADROOM",
+			    p->name);
+	/*
+	 * Without a MAC header there is nothing to pad for: a copy into the
+	 * system page_pool puts the IP header on a word, a head grown in
+	 * place by a multiple of NET_SKB_PAD keeps it where the driver did.
+	 */
+	rule = !p->l3 ? RX_RULE_IP_ALIGN :
+	       seen.pp_recycle ? RX_RULE_WORD : RX_RULE_KEPT;
+	RX_EXPECT_FRAME(test, path, p->name, &seen, rule, was);
+	RX_EXPECT_SHINFO(test, seen.shinfo, p->name);
+	/* grown in place, a header the driver put off stays off: its cost */
+	if (rule != RX_RULE_KEPT || was % 4 == 0)
+		RX_EXPECT_NO_FIXUPS(test, f, skb_network_header(*ref),
+				    p->frame == RX_IPV6, p->name);
+}
+EXPORT_SYMBOL_IF_KUNIT(rx_align_generic_xdp);
+
+/* ---- The receive paths, each used the way drivers use it ---- */
+
+/*
+ * A device for the allocators that take one, a NAPI instance for
+ * napi_alloc_skb() and a page_pool, as test->priv.
+ */
+int rx_align_ctx_init(struct kunit *test)
+{
+	struct page_pool_params pp = {
+		.pool_size = 16,
+		.nid = NUMA_NO_NODE,
+		.dma_dir = DMA_FROM_DEVICE,
+	};
+	struct rx_ctx *ctx;
+	int err;
+
+	err = rx_align_watch_kernel(test);
+	if (err)
+		return err;
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	ctx->dev = rx_align_dummy_netdev(test);
+	netif_napi_add(ctx->dev, &ctx->napi, NULL);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rx_napi_del,
+							&ctx->napi), 0);
+	ctx->pool = rx_align_page_pool(test, &pp);
+	test->priv = ctx;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rx_align_ctx_init);
+
+/* What a driver reserves before build_skb(): the macros, as drivers do. */
+unsigned int rx_align_reserve(const struct rx_path *path)
+{
+	return (path->xdp_pad ? XDP_PACKET_HEADROOM : NET_SKB_PAD) +
+	       (path->ip_align ? NET_IP_ALIGN : 0);
+}
+EXPORT_SYMBOL_IF_KUNIT(rx_align_reserve);
+
+/* The buffer a build_skb() user allocates for @len bytes of frame. */
+static unsigned int rx_buf_size(const struct rx_path *path, unsigned int len)
+{
+	return SKB_HEAD_ALIGN(rx_align_reserve(path) + len);
+}
+
+static struct sk_buff *rx_netdev(struct rx_ctx *ctx,
+				 const struct rx_path *path,
+				 unsigned int len, unsigned int *size)
+{
+	return netdev_alloc_skb(ctx->dev, len);
+}
+
+static struct sk_buff *rx_dev_alloc(struct rx_ctx *ctx,
+				    const struct rx_path *path,
+				    unsigned int len, unsigned int *size)
+{
+	return dev_alloc_skb(len);
+}
+
+/* In hard IRQ context the page fragment comes from netdev_alloc_cache. */
+static struct sk_buff *rx_netdev_irqs_off(struct rx_ctx *ctx,
+					  const struct rx_path *path,
+					  unsigned int len, unsigned int *size)
+{
+	struct sk_buff *skb;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	skb = netdev_alloc_skb(ctx->dev, len);
+	local_irq_restore(flags);
+	return skb;
+}
+
+static struct sk_buff *rx_netdev_kernel(struct rx_ctx *ctx,
+					const struct rx_path *path,
+					unsigned int len, unsigned int *size)
+{
+	return __netdev_alloc_skb(ctx->dev, len, GFP_KERNEL);
+}
+
+static struct sk_buff *rx_netdev_dma(struct rx_ctx *ctx,
+				     const struct rx_path *path,
+				     unsigned int len, unsigned int *size)
+{
+	return __netdev_alloc_skb(ctx->dev, len, GFP_ATOMIC | GFP_DMA);
+}
+
+static struct sk_buff *rx_netdev_ip_align(struct rx_ctx *ctx,
+					  const struct rx_path *path,
+					  unsigned int len, unsigned int *size)
+{
+	return netdev_alloc_skb_ip_align(ctx->dev, len);
+}
+
+static struct sk_buff *rx_netdev_ip_align_kernel(struct rx_ctx *ctx,
+						 const struct rx_path *path,
+						 unsigned int len,
+						 unsigned int *size)
+{
+	return __netdev_alloc_skb_ip_align(ctx->dev, len, GFP_KERNEL);
+}
+
+/* napi_alloc_skb() belongs to a NAPI poll: softirq context. */
+static struct sk_buff *rx_napi(struct rx_ctx *ctx, const struct rx_path *path,
+			       unsigned int len, unsigned int *size)
+{
+	struct sk_buff *skb;
+
+	local_bh_disable();
+	skb = napi_alloc_skb(&ctx->napi, len);
+	local_bh_enable();
+	return skb;
+}
+
+/* The driver idiom: a page fragment, build_skb(), reserve the pad. */
+static struct sk_buff *rx_build(const struct rx_path *path, void *data,
+				struct sk_buff *skb)
+{
+	if (!skb) {
+		skb_free_frag(data);
+		return NULL;
+	}
+	skb_reserve(skb, rx_align_reserve(path));
+	return skb;
+}
+
+static struct sk_buff *rx_build_skb(struct rx_ctx *ctx,
+				    const struct rx_path *path,
+				    unsigned int len, unsigned int *size)
+{
+	void *data;
+
+	*size = rx_buf_size(path, len);
+	data = netdev_alloc_frag(*size);
+	if (!data)
+		return NULL;
+	return rx_build(path, data, build_skb(data, *size));
+}
+
+/* The fragment from netdev_alloc_cache, as a driver's hard IRQ handler. */
+static struct sk_buff *rx_build_skb_irqs_off(struct rx_ctx *ctx,
+					     const struct rx_path *path,
+					     unsigned int len,
+					     unsigned int *size)
+{
+	unsigned long flags;
+	void *data;
+
+	*size = rx_buf_size(path, len);
+	local_irq_save(flags);
+	data = netdev_alloc_frag(*size);
+	local_irq_restore(flags);
+	if (!data)
+		return NULL;
+	return rx_build(path, data, build_skb(data, *size));
+}
+
+static struct sk_buff *rx_napi_build_skb(struct rx_ctx *ctx,
+					 const struct rx_path *path,
+					 unsigned int len, unsigned int *size)
+{
+	struct sk_buff *skb = NULL;
+	void *data;
+
+	*size = rx_buf_size(path, len);
+	local_bh_disable();
+	data = napi_alloc_frag(*size);
+	if (data)
+		skb = rx_build(path, data, napi_build_skb(data, *size));
+	local_bh_enable();
+	return skb;
+}
+
+/*
+ * As veth does: the sk_buff comes zeroed from the NAPI cache in bulk (in BH
+ * context, as napi_skb_cache_get_bulk() requires), then the head.
+ */
+static struct sk_buff *rx_build_skb_around(struct rx_ctx *ctx,
+					   const struct rx_path *path,
+					   unsigned int len,
+					   unsigned int *size)
+{
+	void *skb = NULL;
+	void *data;
+	u32 got;
+
+	*size = rx_buf_size(path, len);
+	data = netdev_alloc_frag(*size);
+	if (!data)
+		return NULL;
+	local_bh_disable();
+	got = napi_skb_cache_get_bulk(&skb, 1);
+	local_bh_enable();
+	if (!got) {
+		skb_free_frag(data);
+		return NULL;
+	}
+	return rx_build(path, data, build_skb_around(skb, data, *size));
+}
+
+static struct sk_buff *rx_slab_build_skb(struct rx_ctx *ctx,
+					 const struct rx_path *path,
+					 unsigned int len, unsigned int *size)
+{
+	struct sk_buff *skb;
+	void *data;
+
+	data = kmalloc(rx_buf_size(path, len), GFP_ATOMIC);
+	if (!data)
+		return NULL;
+	*size = ksize(data);
+	skb = slab_build_skb(data);
+	if (!skb) {
+		kfree(data);
+		return NULL;
+	}
+	skb_reserve(skb, rx_align_reserve(path));
+	return skb;
+}
+
+static struct sk_buff *rx_pool_skb(struct page_pool *pool, struct page *page,
+				   void *data, unsigned int size,
+				   const struct rx_path *path)
+{
+	struct sk_buff *skb = napi_build_skb(data, size);
+
+	if (!skb) {
+		page_pool_put_full_page(pool, page, false);
+		return NULL;
+	}
+	skb_mark_for_recycle(skb);
+	skb_reserve(skb, rx_align_reserve(path));
+	return skb;
+}
+
+static struct sk_buff *rx_pool_frag(struct rx_ctx *ctx,
+				    const struct rx_path *path,
+				    unsigned int len, unsigned int *size)
+{
+	struct sk_buff *skb = NULL;
+	unsigned int offset;
+	struct page *page;
+
+	*size = rx_buf_size(path, len);
+	local_bh_disable();
+	page = page_pool_dev_alloc_frag(ctx->pool, &offset, *size);
+	if (page)
+		skb = rx_pool_skb(ctx->pool, page,
+				  page_address(page) + offset, *size, path);
+	local_bh_enable();
+	return skb;
+}
+
+/* A whole page per frame with XDP headroom, as XDP-capable drivers do. */
+static struct sk_buff *rx_pool_page(struct rx_ctx *ctx,
+				    const struct rx_path *path,
+				    unsigned int len, unsigned int *size)
+{
+	struct sk_buff *skb = NULL;
+	struct page *page;
+
+	*size = PAGE_SIZE;
+	local_bh_disable();
+	page = page_pool_dev_alloc_pages(ctx->pool);
+	if (page)
+		skb = rx_pool_skb(ctx->pool, page, page_address(page),
+				  PAGE_SIZE, path);
+	local_bh_enable();
+	return skb;
+}
+
+const struct rx_path rx_align_paths[RX_NR_PATHS] = {
+	{ .name = "dev_alloc_skb", .decides = RX_ALLOC,
+	  .alloc = rx_dev_alloc },
+	{ .name = "netdev_alloc_skb", .decides = RX_ALLOC,
+	  .alloc = rx_netdev },
+	{ .name = "netdev_alloc_skb_irqs_off", .decides = RX_ALLOC,
+	  .irqs_off = true, .alloc = rx_netdev_irqs_off },
+	{ .name = "__netdev_alloc_skb_gfp_kernel", .decides = RX_ALLOC,
+	  .alloc = rx_netdev_kernel },
+	{ .name = "__netdev_alloc_skb_gfp_dma", .decides = RX_ALLOC,
+	  .zone_dma = true, .alloc = rx_netdev_dma },
+	{ .name = "netdev_alloc_skb_ip_align", .decides = RX_ALLOC,
+	  .ip_align = true, .alloc = rx_netdev_ip_align },
+	{ .name = "__netdev_alloc_skb_ip_align_gfp_kernel",
+	  .decides = RX_ALLOC, .ip_align = true,
+	  .alloc = rx_netdev_ip_align_kernel },
+	{ .name = "napi_alloc_skb", .decides = RX_ALLOC, .ip_align = true,
+	  .alloc = rx_napi },
+	{ .name = "build_skb", .decides = RX_BUILD, .ip_align = true,
+	  .frag_only = true, .alloc = rx_build_skb },
+	{ .name = "build_skb_irqs_off", .decides = RX_BUILD, .ip_align = true,
+	  .frag_only = true, .irqs_off = true,
+	  .alloc = rx_build_skb_irqs_off },
+	{ .name = "napi_build_skb", .decides = RX_BUILD, .ip_align = true,
+	  .frag_only = true, .alloc = rx_napi_build_skb },
+	{ .name = "build_skb_around", .decides = RX_BUILD, .ip_align = true,
+	  .frag_only = true, .alloc = rx_build_skb_around },
+	{ .name = "slab_build_skb", .decides = RX_BUILD, .ip_align = true,
+	  .alloc = rx_slab_build_skb },
+	{ .name = "page_pool_frag", .decides = RX_BUILD, .ip_align = true,
+	  .frag_only = true, .alloc = rx_pool_frag },
+	{ .name = "page_pool_page_xdp", .decides = RX_BUILD, .xdp_pad = true,
+	  .ip_align = true, .frag_only = true, .alloc = rx_pool_page },
+};
+EXPORT_SYMBOL_IF_KUNIT(rx_align_paths);
+
+void rx_align_path_desc(const struct rx_path *path, char *desc)
+{
+	strscpy(desc, path->name, KUNIT_PARAM_DESC_SIZE);
+}
+EXPORT_SYMBOL_IF_KUNIT(rx_align_path_desc);
+
+/* Skip what a driver could not do here, with the reason. */
+void rx_align_path_applies(struct kunit *test, const struct rx_path *path)
+{
+	struct page *probe;
+
+	if (path->zone_dma && !IS_ENABLED(CONFIG_ZONE_DMA))
+		kunit_skip(test,
+			   "CONFIG_ZONE_DMA is not set: no GFP_DMA zone on %s",
+			   rx_arch());
+	if (path->zone_dma) {
+		/* QEMU's malta: the kernel and its reservations fill 16 MiB */
+		probe = alloc_page(GFP_KERNEL | GFP_DMA | __GFP_NOWARN);
+		if (!probe)
+			kunit_skip(test,
+				   "ZONE_DMA has no free page on %s: nothing a driver could get either",
+				   rx_arch());
+		__free_page(probe);
+	}
+	/* On PREEMPT_RT the allocators take sleeping locks. */
+	if (path->irqs_off && IS_ENABLED(CONFIG_PREEMPT_RT))
+		kunit_skip(test,
+			   "PREEMPT_RT: drivers do not allocate with IRQs off");
+}
+EXPORT_SYMBOL_IF_KUNIT(rx_align_path_applies);
+
+/*
+ * Allocate @len bytes of frame through @path into *@ref, freeing what
+ * *@ref held; @size: the buffer the skb was built around, for RX_BUILD.
+ */
+struct sk_buff *rx_align_alloc(struct kunit *test, struct sk_buff **ref,
+			       const struct rx_path *path, unsigned int len,
+			       unsigned int *size)
+{
+	kfree_skb(*ref);
+	*size = 0;
+	*ref = path->alloc(test->priv, path, len, size);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, *ref, "arch %s: %s(%u) failed",
+				  rx_arch(), path->name, len);
+	return *ref;
+}
+EXPORT_SYMBOL_IF_KUNIT(rx_align_alloc);
+
+/* ---- Taps that record where our frames land ---- */
+
+/* Record @skb if it is ours; true if the tap now holds it. */
+static bool rx_tap_record(struct rx_tap *tap, struct sk_buff *skb)
+{
+	struct rx_align_seen *seen;
+
+	if (tap->n == ARRAY_SIZE(tap->frames))
+		return false;
+	seen = &tap->frames[tap->n];
+	if (!rx_align_seen_skb(seen, skb))
+		return false;
 	seen->skb = tap->hold ? skb : NULL;
-	if (tap->n == tap->want)
+	if (++tap->n == tap->want)
 		complete(&tap->seen);
 	return tap->hold;
 }
@@ -242,7 +882,8 @@ struct rx_tap *rx_align_tap_add(struct kunit *test, struct net_device *dev,
 	tap->want = want;
 	tap->hold = sniff && hold;
 	for (i = 0; i < (sniff ? 1 : 2); i++) {
-		tap->pt[i].type = htons(sniff ? ETH_P_ALL : i ? ETH_P_IPV6 : ETH_P_IP);
+		tap->pt[i].type = htons(sniff ? ETH_P_ALL :
+					i ? ETH_P_IPV6 : ETH_P_IP);
 		tap->pt[i].dev = dev;
 		tap->pt[i].func = sniff ? rx_tap_sniff : rx_tap_rcv;
 		tap->pt[i].af_packet_priv = tap;
@@ -254,18 +895,22 @@ struct rx_tap *rx_align_tap_add(struct kunit *test, struct net_device *dev,
 			0);
 	return tap;
 }
-EXPORT_SYMBOL_GPL(rx_align_tap_add);
+EXPORT_SYMBOL_IF_KUNIT(rx_align_tap_add);
 
 /* ---- Unaligned-access fixups, counted where the CPU traps ---- */
 
 /*
  * The CPUs NET_IP_ALIGN is 2 for: a misaligned word load traps into the
- * kernel's unaligned-access handler, which emulates it.  Elsewhere the
- * hardware handles it and nothing is counted.
+ * kernel's unaligned-access handler, which emulates it.  riscv and
+ * loongarch cores may load unaligned words themselves or trap; whether
+ * they do here is probed (rx_fixups_probe()).  Elsewhere the hardware
+ * handles it and nothing is counted.
  */
-#define RX_TRAPS_MISALIGNED (IS_ENABLED(CONFIG_MIPS) || IS_ENABLED(CONFIG_SUPERH) || \
-			     IS_ENABLED(CONFIG_SPARC) || IS_ENABLED(CONFIG_ALPHA) || \
-			     IS_ENABLED(CONFIG_PARISC) || IS_ENABLED(CONFIG_ALIGNMENT_TRAP))
+#define RX_TRAPS_MISALIGNED						\
+	(IS_ENABLED(CONFIG_MIPS) || IS_ENABLED(CONFIG_SUPERH) ||	\
+	 IS_ENABLED(CONFIG_SPARC) || IS_ENABLED(CONFIG_ALPHA) ||	\
+	 IS_ENABLED(CONFIG_PARISC) || IS_ENABLED(CONFIG_ALIGNMENT_TRAP))
+#define RX_MAY_TRAP (IS_ENABLED(CONFIG_RISCV) || IS_ENABLED(CONFIG_LOONGARCH))
 
 /*
  * PERF_COUNT_SW_ALIGNMENT_FAULTS in this task (a case that reads a header
@@ -278,21 +923,28 @@ struct rx_align_fixups {
 	struct perf_event **events;
 };
 
+/* Where a CPU may or may not trap: whether this one did (-1: not probed). */
+static int rx_trapped = -1;
+
 /* Why this arch has no fixup counter a test can read, or NULL. */
 static const char *rx_fixups_missing(void)
 {
-	if (IS_ENABLED(CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS) || !RX_TRAPS_MISALIGNED)
-		return "the CPU loads unaligned words in hardware: no fixups to count";
-	/* alpha counts into an array private to arch/alpha, and has no perf event */
+	if (IS_ENABLED(CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS))
+		return "the CPU loads unaligned words cheaply: no fixups";
+	if (!RX_TRAPS_MISALIGNED && !RX_MAY_TRAP)
+		return "no unaligned-access fixup counter on this arch";
+	/* alpha counts into an array private to arch/alpha: no perf event */
 	if (IS_ENABLED(CONFIG_ALPHA))
-		return "no counter a test can read: alpha keeps its own in traps.c";
-	/* arm without efficient unaligned loads (ARMv4/v5): alignment.c's own ai_sys */
+		return "no counter a test can read: alpha's is in traps.c";
+	/* ARMv4/v5: alignment.c's own ai_sys */
 	if (IS_ENABLED(CONFIG_ALIGNMENT_TRAP))
-		return "no counter a test can read: arm keeps its own in alignment.c";
+		return "no counter a test can read: arm's is in alignment.c";
 	if (IS_ENABLED(CONFIG_PARISC) && !RX_IRQ_STAT_COUNTER)
-		return "no counter a module can read: parisc does not export irq_stat";
+		return "parisc does not export irq_stat to modules";
 	if (!RX_IRQ_STAT_COUNTER && !RX_PERF_COUNTER)
 		return "no counter: CONFIG_PERF_EVENTS is not set";
+	if (RX_MAY_TRAP && rx_trapped == 0)
+		return "this CPU loads unaligned words without a trap";
 	return NULL;
 }
 
@@ -320,14 +972,17 @@ static void rx_fixups_perf(struct kunit *test, struct rx_align_fixups *f)
 		if (f->all_cpus && !cpu_online(i))
 			continue;
 		/* on CPU i, or in this task on any CPU */
-		event = perf_event_create_kernel_counter(&attr, f->all_cpus ? i : -1,
-							 f->all_cpus ? NULL : current,
-							 NULL, NULL);
+		event = perf_event_create_kernel_counter(&attr,
+							 f->all_cpus ? i : -1,
+							 f->all_cpus ? NULL :
+							 current, NULL, NULL);
 		KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(event),
 				       "perf_event_create_kernel_counter(cpu %d): %pe",
 				       f->all_cpus ? (int)i : -1, event);
-		KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rx_fixups_release,
-								event), 0);
+		KUNIT_ASSERT_EQ(test,
+				kunit_add_action_or_reset(test,
+							  rx_fixups_release,
+							  event), 0);
 		f->events[i] = event;
 	}
 }
@@ -337,34 +992,54 @@ static void rx_fixups_perf(struct kunit *test, struct rx_align_fixups *f)
 }
 #endif
 
+/* Whether a misaligned word load in this task moves the counter. */
+static int rx_fixups_probe(struct kunit *test)
+{
+	struct rx_align_fixups probe = { .all_cpus = false };
+	u32 *words = kunit_kzalloc(test, 16, GFP_KERNEL);
+	u64 before;
+
+	KUNIT_ASSERT_NOT_NULL(test, words);
+	rx_fixups_perf(test, &probe);
+	before = rx_align_fixups_read(&probe);
+	(void)READ_ONCE(*(u32 *)((u8 *)words + 2));
+	return rx_align_fixups_read(&probe) > before;
+}
+
 /*
  * The fixup counter this arch has, in this task or (@all_cpus) on every
  * CPU, or NULL (rx_fixups_missing() says why).
  */
-struct rx_align_fixups *rx_align_fixups_get(struct kunit *test, bool all_cpus)
+struct rx_align_fixups *rx_align_fixups_new(struct kunit *test,
+					    bool all_cpus)
 {
 	struct rx_align_fixups *f;
 
 	if (rx_fixups_missing())
 		return NULL;
+	if (RX_MAY_TRAP && rx_trapped < 0) {
+		rx_trapped = rx_fixups_probe(test);
+		if (!rx_trapped)
+			return NULL;
+	}
 	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, f);
 	f->all_cpus = all_cpus;
 	rx_fixups_perf(test, f);
 	return f;
 }
-EXPORT_SYMBOL_GPL(rx_align_fixups_get);
+EXPORT_SYMBOL_IF_KUNIT(rx_align_fixups_new);
 
 /* This task's fixup counter, or skip saying why the arch has none. */
-struct rx_align_fixups *rx_align_fixups(struct kunit *test)
+struct rx_align_fixups *rx_align_fixups_or_skip(struct kunit *test)
 {
-	struct rx_align_fixups *f = rx_align_fixups_get(test, false);
+	struct rx_align_fixups *f = rx_align_fixups_new(test, false);
 
 	if (!f)
 		kunit_skip(test, "%s: %s", rx_arch(), rx_fixups_missing());
 	return f;
 }
-EXPORT_SYMBOL_GPL(rx_align_fixups);
+EXPORT_SYMBOL_IF_KUNIT(rx_align_fixups_or_skip);
 
 /*
  * Read with preemption on: perf_event_read_value() takes a mutex.  A task's
@@ -385,11 +1060,12 @@ u64 rx_align_fixups_read(const struct rx_align_fixups *f)
 
 	for (i = 0; i < f->n; i++)
 		if (f->events[i])
-			sum += perf_event_read_value(f->events[i], &enabled, &running);
+			sum += perf_event_read_value(f->events[i], &enabled,
+						     &running);
 #endif
 	return sum;
 }
-EXPORT_SYMBOL_GPL(rx_align_fixups_read);
+EXPORT_SYMBOL_IF_KUNIT(rx_align_fixups_read);
 
 /*
  * The first reads ip_rcv() and ipv6_rcv() make of a header at @nh, as the
@@ -402,14 +1078,16 @@ u32 rx_align_read_ip_header(const void *nh, bool ipv6)
 	const struct iphdr *ip4 = nh;
 
 	if (ipv6)
-		return ipv6_addr_type(&ip6->saddr) + (__force u16)ip6->payload_len;
-	return ip_fast_csum(ip4, ip4->ihl) + (__force u32)(ip4->saddr ^ ip4->daddr);
+		return ipv6_addr_type(&ip6->saddr) +
+		       (__force u16)ip6->payload_len;
+	return ip_fast_csum(ip4, ip4->ihl) +
+	       (__force u32)(ip4->saddr ^ ip4->daddr);
 }
-EXPORT_SYMBOL_GPL(rx_align_read_ip_header);
+EXPORT_SYMBOL_IF_KUNIT(rx_align_read_ip_header);
 
 /*
- * The fixups reading the header at @nh as the stack does took, on this
- * task's counter @f (0 without one).  One report line per frame.
+ * The fixups reading the header at @nh took, on this task's counter @f
+ * (0 without one).  One log line per frame.
  */
 u64 rx_align_fixups_taken(struct kunit *test, const struct rx_align_fixups *f,
 			  const void *nh, bool ipv6, const char *what)
@@ -426,7 +1104,7 @@ u64 rx_align_fixups_taken(struct kunit *test, const struct rx_align_fixups *f,
 		   after - before, sum);
 	return after - before;
 }
-EXPORT_SYMBOL_GPL(rx_align_fixups_taken);
+EXPORT_SYMBOL_IF_KUNIT(rx_align_fixups_taken);
 
 MODULE_DESCRIPTION("Helpers for the receive buffer alignment KUnit tests");
 MODULE_LICENSE("GPL");

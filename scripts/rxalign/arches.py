@@ -89,6 +89,9 @@ class Arch:
     nic_qemu: Tuple[str, ...] = ()      # --drivers: QEMU options the NICs need first
     # --drivers: the drivers suite's module parameters this machine needs (name=value)
     nic_params: Tuple[str, ...] = ()
+    # --drivers: a NIC the guest brings up before the suite (ip=) and does
+    # not name, which the suite must leave alone (its bystanders suite)
+    bystander: Optional[Nic] = None
     probes: Tuple[Probe, ...] = ()      # compiler bugs to rule out before building
     policy: str = ''                    # one line for the README and reports
     # the Debian release (debian_root.RELEASES) whose compiler and QEMU build
@@ -111,6 +114,23 @@ class Arch:
         names = dict.fromkeys([*self.nic_bus, *(o for nic in self.nics for o in nic.kconfig)])
         return ['CONFIG_NETDEVICES=y'] + [f'CONFIG_{o}=y' for o in names]
 
+    def nic_macs(self) -> List[str]:
+        """The MAC address QEMU gives each of the arch's NICs, in order."""
+        return [f'52:54:00:12:34:{i + 1:02x}' for i in range(len(self.nics))]
+
+    BYSTANDER_MAC = '52:54:00:12:34:fe'
+    # Its name: the bystander is the arch's first virtio NIC on the first PCI
+    # slot, and virtio_net registers before the Ethernet drivers.
+    BYSTANDER_IFNAME = 'eth0'
+
+    def bystander_kernel_args(self) -> List[str]:
+        """ip= brings the bystander up before the suites; the suite is told to
+        find it up and leave it so."""
+        if not self.bystander:
+            return []
+        return [f'ip=192.0.2.99::::rxalign:{self.BYSTANDER_IFNAME}:off',
+                f'rx_align_drivers_kunit.up_before={self.BYSTANDER_MAC}']
+
     def nic_qemu_args(self, loop_port: int = 0) -> List[str]:
         """Every NIC on one QEMU hub: the guest's own link, no host network.  A
         lone NIC sends to itself: a UDP socket on the hub whose peer is its own
@@ -123,8 +143,13 @@ class Arch:
             args += ['-netdev', f'socket,id=rxloop,udp={addr},localaddr={addr}',
                      '-netdev', 'hubport,id=rxloopport,hubid=0,netdev=rxloop']
         bus = f',bus={self.nic_qdev_bus}' if self.nic_qdev_bus else ''
-        for i, nic in enumerate(self.nics):
-            mac = f'mac=52:54:00:12:34:{i + 1:02x}'
+        if self.bystander:
+            # first, so that it takes the first PCI slot (and eth0)
+            args += ['-netdev', 'hubport,id=rxbystander,hubid=0', '-device',
+                     f'{self.bystander.qemu_device},netdev=rxbystander,'
+                     f'mac={self.BYSTANDER_MAC},romfile=']
+        for i, (nic, address) in enumerate(zip(self.nics, self.nic_macs())):
+            mac = f'mac={address}'
             if nic.onboard:
                 args += ['-nic', f'hubport,hubid=0,model={nic.qemu_device},{mac}']
             else:
@@ -175,7 +200,7 @@ ARCHES: Tuple[Arch, ...] = (
          nics=_X86_NICS + (RTL8139_CP, USB_NET), nic_qemu=('-device', 'qemu-xhci'),
          # the xHCI host interrupts by MSI: without an ACPI table no PCI
          # INTx line reaches it, and its command ring stops
-         nic_bus=('PCI_MSI', 'USB_XHCI_HCD'),
+         nic_bus=('PCI_MSI', 'USB_XHCI_HCD'), bystander=VIRTIO_PCI,
          policy='NET_IP_ALIGN 0 (arch override), 4K pages'),
     # x86_64's kernel, built and booted in the Debian 13 root: QEMU 10 has igb
     Arch(name='x86_64-igb', kunit_arch='x86_64', cross_compile='',

@@ -126,7 +126,8 @@ def make_options(arch: Arch) -> List[str]:
     return [f'CC=ccache {arch.cross_compile}gcc', 'HOSTCC=ccache gcc']
 
 
-# The drivers suite checks that each NIC it was given came up (module parameter).
+# The drivers suite takes over the NICs it is given (module parameter), by MAC
+# address: their interface names follow the drivers' probe order.
 MODULE = 'rx_align_drivers_kunit'    # the drivers suite's module: its parameters
 NICS_PARAM = f'{MODULE}.nics'
 
@@ -142,7 +143,8 @@ def nic_exec_args(arch: Arch) -> List[str]:
     """kunit.py exec: the arch's NICs on one hub, and how many the suite must find."""
     port = free_udp_port() if len(arch.nics) == 1 else 0
     return [f'--qemu_args={shlex.join(arch.nic_qemu_args(port))}',
-            f'--kernel_args={NICS_PARAM}={len(arch.nics)}',
+            f'--kernel_args={NICS_PARAM}={",".join(arch.nic_macs())}',
+            *(f'--kernel_args={a}' for a in arch.bystander_kernel_args()),
             *(f'--kernel_args={MODULE}.{p}' for p in arch.nic_params)]
 
 

@@ -190,11 +190,8 @@ def _matrix(m: tables.Matrix, table_id: str, results: Results, rows: List[tables
     heads = [f'<th>{e(m.title)}</th>'] + (['<th>class</th>'] if driver else []) + \
         ['<th>frame</th>']
     for arch in m.arches:
-        want = m.wanted[arch]
         head = tables.align_head(arch, results.arches.get(arch))
-        note = f'wants the IP header at {want} mod 4' if want is not None else ''
-        heads.append(f'<th data-arch="{e(arch)}">{e(head)}'
-                     + (f'<br><small>{e(note)}</small>' if note else '') + '</th>')
+        heads.append(f'<th data-arch="{e(arch)}">{e(head)}</th>')
     out = [f'<table class="matrix" id="{table_id}">', '<tr>' + ''.join(heads) + '</tr>']
     span: Dict[str, int] = {}
     for name, _ in rows:

@@ -107,23 +107,28 @@ class DriverClass(str, enum.Enum):
     holds this to."""
     IP_ALIGN = 'ip_align'       # NET_IP_ALIGN in front of the DMA or the copy
     COPY_PAD2 = 'copy_pad2'     # a CPU copy behind a literal 2
+    CHIP_SHIFT2 = 'chip_shift2'  # the chip writes 2 bytes before the frame
     DEVICE = 'device'           # the chip or no reserve decides: the arch's rule only
     HYPERVISOR = 'hypervisor'   # the hypervisor fills the buffer: recorded
+    XDP = 'xdp'                 # a native XDP program ran first: NET_IP_ALIGN judges
 
 
 class FrameVerdict(str, enum.Enum):
-    """What the drivers suite concluded of one frame (`verdict=`)."""
+    """What the case that printed a frame concluded of it (`verdict=`): from the
+    same comparison as its expectation (rx_align_report_frame() in the C)."""
     PASS = 'pass'
-    PASS_COST = 'pass-cost'     # 2 past a boundary where the CPU loads it cheaply: counted
     FAIL = 'fail'
-    RECORDED = 'recorded'       # a hypervisor's buffer: measured and shown, not judged
+    COST = 'cost'               # not judged, and off a 4-byte boundary: what it costs
+    RECORDED = 'recorded'       # not judged (a hypervisor's buffer): measured and shown
 
 
 FRAME_PREFIX = 'rx_align_frame: '
 # The keys of an rx_align_frame: line, by kind; any other key is kept as extra.
-_FRAME_TEXT = {'path': 'path', 'frame': 'frame', 'driver': 'driver'}
+_FRAME_TEXT = {'path': 'path', 'frame': 'frame', 'driver': 'driver', 'rule': 'rule'}
 _FRAME_INT = {'len': 'length', 'headroom': 'headroom', 'mac_line_off': 'mac_line_off',
-              'nh_mod4': 'nh_mod4'}
+              'nh_mod4': 'nh_mod4', 'want_mod4': 'want_mod4'}
+# want_mod4 of a frame no rule judges
+NOT_JUDGED = -1
 _FRAME_FLAG = {'head_frag': 'head_frag', 'pp_recycle': 'pp_recycle'}
 _FRAME_ENUM: Dict[str, Tuple[str, Any]] = {'class': ('driver_class', DriverClass),
                                            'verdict': ('verdict', FrameVerdict)}
@@ -134,7 +139,7 @@ def _frame_int(key: str, value: Any) -> int:
             (isinstance(value, str) and not (value.isascii() and value.isdigit())):
         raise ValueError(f'{key}={value!r} is not a number of bytes')
     n = int(value)
-    if key == 'nh_mod4' and n > 3:
+    if key in ('nh_mod4', 'want_mod4') and n > 3:
         raise ValueError(f'nh_mod4={n} is no remainder of a division by 4')
     return n
 
@@ -160,6 +165,8 @@ class Frame:
     headroom: Optional[int] = None          # skb_headroom() when the frame was there
     mac_line_off: Optional[int] = None      # the MAC header's offset in its cache line
     nh_mod4: Optional[int] = None           # the IP header's address mod 4
+    want_mod4: Optional[int] = None         # where its rule wants it; None: not judged
+    rule: str = ''                          # the rule that judged it (rx_align_want())
     head_frag: Optional[bool] = None
     pp_recycle: Optional[bool] = None
     driver: str = ''                        # the drivers suite: a real NIC driver
@@ -177,6 +184,8 @@ class Frame:
                 if not isinstance(value, str) or not value:
                     raise ValueError(f'{key}={value!r} is not a name')
                 setattr(f, _FRAME_TEXT[key], value)
+            elif key == 'want_mod4' and str(value) == str(NOT_JUDGED):
+                f.want_mod4 = None
             elif key in _FRAME_INT:
                 setattr(f, _FRAME_INT[key], _frame_int(key, value))
             elif key in _FRAME_FLAG:
@@ -442,9 +451,8 @@ def _names(names: List[str], n: int = 3) -> str:
 
 
 def _failed_frame(f: Frame) -> bool:
-    """A frame line the case that printed it judged failed, or with fixups counted."""
-    fixups = f.extra.get('fixups', '')
-    return f.verdict == FrameVerdict.FAIL or (fixups.isdigit() and int(fixups) > 0)
+    """A frame line the case that printed it judged failed."""
+    return f.verdict == FrameVerdict.FAIL
 
 
 def decide(v: Verdict) -> Tuple[ArchStatus, str]:

@@ -3,10 +3,10 @@
 report.md (report.py) and report.html (report_html.py) render the same
 tables from the same Results. The offset matrices hold the frames the
 suites measured (`rx_align_frame:` lines): one row per receive path and
-frame (or per driver and frame), one column per arch. A cell is judged by
-the rule the iphdr suite asserts: the IP header lies (NET_IP_ALIGN + 14) % 4
-past a 4-byte boundary, NET_IP_ALIGN taken from the arch's own
-`rx_align_facts:` line.
+frame (or per driver and frame), one column per arch. A cell's colour is
+the verdict the case gave each of its frames (`verdict=`, from the
+comparison its expectation made): nothing here works out again where a
+frame should have landed.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from .results import ArchStatus, DriverClass, Frame, FrameVerdict, Results, Verd
 FACT_COLUMNS = ('net_ip_align', 'net_skb_pad', 'l1_cache_bytes', 'smp_cache_bytes',
                 'page_size', 'dma_cache_align', 'efficient_unaligned', 'bits', 'endian')
 SHOWN = ('PASS', 'FAIL', 'XFAIL', 'SKIP', 'CRASH')
-ETH_HLEN = 14
 GATE = {Exit.OK: 'every required arch passed', Exit.TEST_FAILED: 'a test failed',
         Exit.INFRA: 'results are missing', Exit.ENVIRONMENT: 'an arch could not run here'}
 
@@ -58,18 +57,18 @@ def why(v: Verdict) -> str:
     return cause[len(prefix):] if cause.startswith(prefix) else cause
 
 
-def wanted_nh_mod4(v: Verdict) -> Optional[int]:
-    """Where this arch wants the IP header, mod 4; None without its facts."""
-    align = v.facts.get('net_ip_align', '')
-    return (int(align) + ETH_HLEN) % 4 if align.isdigit() else None
-
-
 class Fit(str, enum.Enum):
-    """A cell's colour: does every frame measured there put the IP header where
-    the arch wants it?"""
-    OK = 'ok'
-    OFF = 'off'                 # at least one frame does not
-    UNKNOWN = 'unknown'         # no NET_IP_ALIGN for the arch, or no IP header measured
+    """A cell's colour, from the verdicts the cases gave its frames."""
+    OK = 'ok'                   # every frame judged, and passed
+    OFF = 'off'                 # at least one frame failed
+    UNKNOWN = 'unknown'         # a frame not judged (cost, recorded), or no verdict
+
+
+def fit_of(frames: List[Frame]) -> Fit:
+    verdicts = {f.verdict for f in frames}
+    if FrameVerdict.FAIL in verdicts:
+        return Fit.OFF
+    return Fit.OK if verdicts == {FrameVerdict.PASS} else Fit.UNKNOWN
 
 
 @dataclasses.dataclass(frozen=True)
@@ -101,39 +100,29 @@ def lengths_text(lengths: List[int]) -> str:
 class Cell:
     """The frames one arch measured for one row."""
     frames: List[Frame]
-    wanted: Optional[int]
-
-    def fit_of(self, o: Offsets) -> Fit:
-        if self.wanted is None or o.nh_mod4 is None:
-            return Fit.UNKNOWN
-        return Fit.OK if o.nh_mod4 == self.wanted else Fit.OFF
 
     @property
     def seen(self) -> List[Seen]:
         """Each distinct measurement, in the order first seen, with its frame lengths."""
-        by: Dict[Offsets, Seen] = {}
+        by: Dict[Offsets, List[Frame]] = {}
         for f in self.frames:
-            o = Offsets(f.headroom, f.nh_mod4, f.mac_line_off)
-            s = by.setdefault(o, Seen(o, [], self.fit_of(o)))
-            s.count += 1
-            if f.length is not None and f.length not in s.lengths:
-                s.lengths.append(f.length)
-        for s in by.values():
-            s.lengths.sort()
-        return list(by.values())
+            by.setdefault(Offsets(f.headroom, f.nh_mod4, f.mac_line_off), []).append(f)
+        out = []
+        for o, frames in by.items():
+            lengths = sorted({f.length for f in frames if f.length is not None})
+            out.append(Seen(o, lengths, fit_of(frames), len(frames)))
+        return out
 
     @property
     def fit(self) -> Fit:
-        fits = {s.fit for s in self.seen}
-        if Fit.OFF in fits:
-            return Fit.OFF
-        return Fit.OK if fits == {Fit.OK} else Fit.UNKNOWN
+        return fit_of(self.frames) if self.frames else Fit.UNKNOWN
 
     @property
     def verdicts(self) -> List[FrameVerdict]:
-        """The drivers suite's verdicts, worst first."""
-        found = {f.verdict for f in self.frames if f.verdict is not None}
-        order = (FrameVerdict.FAIL, FrameVerdict.PASS_COST, FrameVerdict.PASS,
+        """The drivers suite's verdicts, worst first, for its cells to name; a
+        path's cell says its verdicts by colour alone."""
+        found = {f.verdict for f in self.frames if f.verdict is not None and f.driver}
+        order = (FrameVerdict.FAIL, FrameVerdict.COST, FrameVerdict.PASS,
                  FrameVerdict.RECORDED)
         return [k for k in order if k in found]
 
@@ -151,12 +140,11 @@ class Matrix:
     """Measured offsets: rows x arches."""
     title: str                  # what a row is: 'path' or 'driver'
     arches: List[str]
-    wanted: Dict[str, Optional[int]]
     rows: List[Row]
     cells: Dict[Tuple[Row, str], Cell]
 
     def cell(self, row: Row, arch: str) -> Cell:
-        return self.cells.get((row, arch), Cell([], self.wanted[arch]))
+        return self.cells.get((row, arch), Cell([]))
 
     def classes(self, row: Row) -> List[DriverClass]:
         """A driver's classes over every arch (one, unless the suite disagrees with itself)."""
@@ -173,9 +161,7 @@ def _driver_row(f: Frame) -> Row:
 
 def _matrix(results: Results, drivers: bool) -> Matrix:
     arches = list(results.arches)
-    m = Matrix(title='driver' if drivers else 'path', arches=arches,
-               wanted={a: wanted_nh_mod4(v) for a, v in results.arches.items()},
-               rows=[], cells={})
+    m = Matrix(title='driver' if drivers else 'path', arches=arches, rows=[], cells={})
     for arch, v in results.arches.items():
         for f in v.frames:
             if bool(f.driver) != drivers:
@@ -183,7 +169,7 @@ def _matrix(results: Results, drivers: bool) -> Matrix:
             row = _driver_row(f) if drivers else (f.path or '?', f.frame or '?')
             if row not in m.rows:
                 m.rows.append(row)
-            m.cells.setdefault((row, arch), Cell([], m.wanted[arch])).frames.append(f)
+            m.cells.setdefault((row, arch), Cell([])).frames.append(f)
     # the frames of one path (driver) together, in the order the paths came
     order = list(dict.fromkeys(name for name, _ in m.rows))
     m.rows.sort(key=lambda r: order.index(r[0]))
@@ -266,7 +252,7 @@ class NicCount:
     status: str                 # the case's, as shown
     sent: int                   # distinct frames: the ones seen plus the ones lost
     received: int               # rx_align_frame: lines (a resent frame may arrive twice)
-    judged: int                 # verdict pass, pass-cost or fail (not recorded)
+    judged: int                 # verdict pass or fail (not cost or recorded)
     off: int                    # IP header not on a 4-byte boundary
     failed: int                 # verdict fail
     lost: int
@@ -298,7 +284,7 @@ def nic_counts(results: Results) -> List[NicCount]:
                 arch=arch, nic=case.name[len(DRIVERS_CASE):], status=case.shown,
                 sent=len(seen | lost), received=len(frames),
                 judged=sum(1 for f in frames if f.verdict in (
-                    FrameVerdict.PASS, FrameVerdict.PASS_COST, FrameVerdict.FAIL)),
+                    FrameVerdict.PASS, FrameVerdict.FAIL)),
                 off=sum(1 for f in frames if f.nh_mod4 not in (None, 0)),
                 failed=sum(1 for f in frames if f.verdict == FrameVerdict.FAIL),
                 lost=len(lost - seen), resent=len(_RESENT.findall(text)), bands=bands,

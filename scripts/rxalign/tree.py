@@ -19,7 +19,7 @@ import subprocess
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from . import debian_archive
+from . import debian_archive, kunit_series
 from .cache import Cache
 from .exitcodes import Exit, HarnessError
 from .kernels import Kernel
@@ -31,8 +31,7 @@ KCONFIG_ANCHOR = re.compile(r'^endif\s*#\s*if NET\s*$', re.M)
 KCONFIG_LINE = f'source "{TESTS_DEST}/Kconfig"\n'
 MAKEFILE_FILE = 'net/core/Makefile'
 MAKEFILE_LINE = 'obj-y += tests/\n'
-TEST_FILES = re.compile(r'^(Kconfig|Makefile|\.kunitconfig|[\w-]+\.[ch])$')
-COMMIT_MESSAGE = 'commit-message'
+TEST_FILES = kunit_series.TEST_FILES
 
 STATE = 'rxalign-state.json'
 BASE_IDENTITY = {
@@ -66,8 +65,9 @@ class Layer:
             h.update(p.name.encode() + b'\0' + p.read_bytes())
         if self.tests_dir:
             h.update(KCONFIG_LINE.encode() + MAKEFILE_LINE.encode())
-            for f in sorted(self.tests_dir.iterdir()):
-                if f.is_file() and (TEST_FILES.match(f.name) or f.name == COMMIT_MESSAGE):
+            commits = sorted((self.tests_dir / kunit_series.COMMITS_DIR).glob('*.msg'))
+            for f in sorted(self.tests_dir.iterdir()) + commits:
+                if f.is_file():
                     h.update(f.name.encode() + b'\0' + f.read_bytes())
         return h.hexdigest()
 
@@ -242,14 +242,8 @@ def _import_user_tree(tree: Path, base: Base) -> Tuple[str, str]:
     return _git(tree, 'rev-parse', f'{commit}^{{tree}}').stdout.strip(), commit
 
 
-def _wire_tests(tree: Path, tests_dir: Path) -> None:
-    dest = tree / TESTS_DEST
-    if dest.exists():
-        shutil.rmtree(dest)
-    dest.mkdir(parents=True)
-    for f in sorted(tests_dir.iterdir()):
-        if f.is_file() and TEST_FILES.match(f.name):
-            shutil.copyfile(f, dest / f.name)
+def _hook_tests(tree: Path) -> None:
+    """Source the tests' Kconfig from net/Kconfig and build their directory."""
     kconfig = tree / KCONFIG_FILE
     text = kconfig.read_text()
     match = KCONFIG_ANCHOR.search(text)
@@ -262,16 +256,25 @@ def _wire_tests(tree: Path, tests_dir: Path) -> None:
         mk.write(MAKEFILE_LINE)
 
 
-def _commit_tests(tree: Path, tests_dir: Path) -> None:
-    msg = (tests_dir / COMMIT_MESSAGE).read_text()
-    author = re.match(r'From: (.+?) <(.+?)>\n\n', msg)
-    env = dict(BASE_IDENTITY)
-    if author:
-        msg = msg[author.end():]
-        env.update(GIT_AUTHOR_NAME=author.group(1), GIT_AUTHOR_EMAIL=author.group(2),
-                   GIT_COMMITTER_NAME=author.group(1), GIT_COMMITTER_EMAIL=author.group(2))
-    _git(tree, 'add', '-A', '-f', TESTS_DEST, KCONFIG_FILE, MAKEFILE_FILE)
-    _commit_with_message(tree, msg, env)
+def commit_tests(tree: Path, tests_dir: Path) -> None:
+    """kunit-tests/ as the commits kunit-tests/commits/ describes, each building alone."""
+    commits = kunit_series.read(tests_dir)
+    dest = tree / TESTS_DEST
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    _hook_tests(tree)
+    for i, commit in enumerate(commits):
+        for name, text in kunit_series.files_at(tests_dir, commits, i).items():
+            (dest / name).write_text(text)
+        author = re.fullmatch(r'(.+?) <(.+?)>', commit.author)
+        env = dict(BASE_IDENTITY)
+        if author:
+            env.update(GIT_AUTHOR_NAME=author.group(1), GIT_AUTHOR_EMAIL=author.group(2),
+                       GIT_COMMITTER_NAME=author.group(1),
+                       GIT_COMMITTER_EMAIL=author.group(2))
+        _git(tree, 'add', '-A', '-f', TESTS_DEST, KCONFIG_FILE, MAKEFILE_FILE)
+        _commit_with_message(tree, commit.message, env)
 
 
 def _commit_with_message(tree: Path, msg: str, env: Dict[str, str]) -> None:
@@ -297,8 +300,7 @@ def _apply_patch(tree: Path, patch: Path, layer: str) -> None:
 
 def _apply(tree: Path, layer: Layer) -> None:
     if layer.tests_dir:
-        _wire_tests(tree, layer.tests_dir)
-        _commit_tests(tree, layer.tests_dir)
+        commit_tests(tree, layer.tests_dir)
     for patch in layer.patches:
         _apply_patch(tree, patch, layer.name)
 
@@ -389,3 +391,19 @@ def _keep_mtimes(tree: Path, before: Dict[str, Tuple[str, int]]) -> None:
         old_blob, mtime = before[path]
         if blob == old_blob:
             os.utime(tree / path, ns=(mtime, mtime))
+
+
+def pristine_worktree(cache: Cache, base: Base, log: Log) -> Path:
+    """A git worktree of @base's pristine tree, for checks that apply a series to
+    the base alone; the test tree beside it and its build dirs are not touched."""
+    assert base.tarball is not None, 'a worktree of a Debian base'
+    tree = cache.tree(base.base_id)
+    if not (tree / '.git' / STATE).exists():
+        _extract_debian(cache, base, log)
+    path = cache.root / 'upstream' / base.base_id
+    if not (path / '.git').exists():
+        _git(tree, 'worktree', 'prune')
+        path.parent.mkdir(parents=True, exist_ok=True)
+        log(f'checking out {base.label} (pristine) in {path} (once)')
+        _git(tree, 'worktree', 'add', '-q', '--detach', str(path), 'pristine')
+    return path

@@ -251,8 +251,9 @@ def with_drivers(lines: Lines, frames: List[Tuple[str, str]], failed: str = '') 
 def _x86_offsets(path: str, frame: str) -> str:
     # x86_64: NET_SKB_PAD 64, NET_IP_ALIGN 0; skb_vlan_untag() moves the MAC header 4 on
     headroom = {'page_pool_frag': 256}.get(path, 64) + (4 if frame == 'vlan_ipv4' else 0)
-    return (f'headroom={headroom} mac_line_off={headroom % 64} nh_mod4=2 '
-            f'head_frag={int(path != "dev_alloc_skb")} pp_recycle={int(path == "page_pool_frag")}')
+    return (f'headroom={headroom} mac_line_off={headroom % 64} nh_mod4=2 want_mod4=2 '
+            f'rule=net_ip_align head_frag={int(path != "dev_alloc_skb")} '
+            f'pp_recycle={int(path == "page_pool_frag")} verdict=pass')
 
 
 def frames_pass() -> Lines:
@@ -265,11 +266,14 @@ def frames_pass() -> Lines:
         frame_line('rx_ipv4_header', 'path=build_skb frame=ipv4 len=sixty headroom=64')])
     return with_drivers(lines, [
         ('e1000 ipv4', 'driver=e1000 path=e1000 frame=ipv4 len=60 class=ip_align headroom=64 '
-         'mac_line_off=0 nh_mod4=2 head_frag=1 pp_recycle=0 verdict=pass'),
+         'mac_line_off=0 nh_mod4=2 want_mod4=2 rule=net_ip_align head_frag=1 pp_recycle=0 '
+         'verdict=pass'),
         ('virtio_net ipv4', 'driver=virtio_net path=virtio_net frame=ipv4 len=60 class=device '
-         'headroom=256 mac_line_off=0 nh_mod4=2 head_frag=1 pp_recycle=1 verdict=recorded'),
+         'headroom=256 mac_line_off=0 nh_mod4=2 want_mod4=-1 rule=none head_frag=1 '
+         'pp_recycle=1 verdict=cost'),
         ('tulip ipv4', 'driver=tulip path=tulip frame=ipv4 len=60 class=ip_align headroom=64 '
-         'mac_line_off=0 nh_mod4=2 head_frag=0 pp_recycle=0 verdict=pass')])
+         'mac_line_off=0 nh_mod4=2 want_mod4=2 rule=net_ip_align head_frag=0 pp_recycle=0 '
+         'verdict=pass')])
 
 
 POWERPC32_FACTS = ('arch=powerpc32 policy=generic net_ip_align=2 net_skb_pad=32 '
@@ -284,10 +288,12 @@ def _ppc32_offsets(path: str, frame: str) -> str:
     # NET_SKB_PAD 32, NET_IP_ALIGN 2: the IP header at 0 mod 4, except where a
     # copy reserved XDP_PACKET_HEADROOM alone (the bug the suite found)
     if path == 'page_pool_frag' and frame == 'ipv4':
-        return 'headroom=256 mac_line_off=0 nh_mod4=2 head_frag=1 pp_recycle=1'
+        return ('headroom=256 mac_line_off=0 nh_mod4=2 want_mod4=0 rule=net_ip_align '
+                'head_frag=1 pp_recycle=1 verdict=fail')
     headroom = {'page_pool_frag': 258}.get(path, 34) + (4 if frame == 'vlan_ipv4' else 0)
-    return (f'headroom={headroom} mac_line_off={headroom % 32} nh_mod4=0 '
-            f'head_frag={int(path != "dev_alloc_skb")} pp_recycle={int(path == "page_pool_frag")}')
+    return (f'headroom={headroom} mac_line_off={headroom % 32} nh_mod4=0 want_mod4=0 '
+            f'rule=net_ip_align head_frag={int(path != "dev_alloc_skb")} '
+            f'pp_recycle={int(path == "page_pool_frag")} verdict=pass')
 
 
 IPHDR_FAILURE = [
@@ -310,11 +316,14 @@ def frames_fail() -> Lines:
     lines = replace(lines, 'ok 3 net_rx_align_iphdr', ['not ok 3 net_rx_align_iphdr'])
     return with_drivers(lines, [
         ('e1000 ipv4', 'driver=e1000 path=e1000 frame=ipv4 len=60 class=ip_align headroom=66 '
-         'mac_line_off=2 nh_mod4=0 head_frag=1 pp_recycle=0 verdict=pass'),
+         'mac_line_off=2 nh_mod4=0 want_mod4=0 rule=net_ip_align head_frag=1 pp_recycle=0 '
+         'verdict=pass'),
         ('virtio_net ipv4', 'driver=virtio_net path=virtio_net frame=ipv4 len=60 class=device '
-         'headroom=256 mac_line_off=0 nh_mod4=2 head_frag=1 pp_recycle=1 verdict=recorded'),
+         'headroom=256 mac_line_off=0 nh_mod4=2 want_mod4=-1 rule=none head_frag=1 '
+         'pp_recycle=1 verdict=cost'),
         ('tulip ipv4', 'driver=tulip path=tulip frame=ipv4 len=60 class=ip_align headroom=32 '
-         'mac_line_off=0 nh_mod4=2 head_frag=0 pp_recycle=0 verdict=fail')],
+         'mac_line_off=0 nh_mod4=2 want_mod4=0 rule=net_ip_align head_frag=0 pp_recycle=0 '
+         'verdict=fail')],
         failed='tulip ipv4')
 
 

@@ -216,28 +216,6 @@ def test_an_older_kernels_tests_compat_applies_to_the_tests_as_they_are(
         assert proc.returncode == 0, f'{p.name}: {proc.stderr}'
 
 
-def test_the_stored_tests_patch_is_kunit_tests_as_it_is() -> None:
-    """kernel-patches/net-next/ holds the tests' patch for a reviewer to read;
-    run-kunit commits kunit-tests/ itself. The stored copy must not go stale:
-    every file it adds is the file in kunit-tests/, and its message is
-    kunit-tests/commit-message."""
-    net_next = series.BY_NAME['net-next']
-    stored = net_next.patches(kernels.NEWEST)
-    assert len(stored) == 1 and not net_next.layer(kernels.NEWEST).patches
-    text = stored[0].read_text()
-    added: Dict[str, str] = {}
-    for m in re.finditer(r'^\+\+\+ b/net/core/tests/(\S+)\n@@[^\n]*\n((?:\+[^\n]*\n)*)', text,
-                         re.M):
-        added[m.group(1)] = ''.join(ln[1:] + '\n' for ln in m.group(2).splitlines())
-    ours = {f.name: f.read_text() for f in TESTS_DIR.iterdir()
-            if f.is_file() and f.name not in ('commit-message',)}
-    assert added == ours
-    message = (TESTS_DIR / 'commit-message').read_text().split('\n\n', 1)[1]
-    subject, body = message.split('\n', 1)
-    assert f'Subject: [PATCH net-next] {subject}\n' in text
-    assert body.strip().split('\n')[0] in text
-
-
 BOARDS = [a for a in arches.ARCHES if a.kernel_of]
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rxalign import audit, paths
+from rxalign import audit, kbuild, paths
 
 SERIES = Path(__file__).resolve().parents[2] / 'kernel-patches' / 'coccinelle'
 
@@ -287,26 +287,26 @@ def test_the_committed_review_parses() -> None:
 
 
 def test_compile_test_finds_the_files_and_symbols(tree: Path) -> None:
-    from rxalign import compile_test, series
+    from rxalign import series
     (tree / 'drivers/net/Makefile').write_text('obj-$(CONFIG_FAKE_NET) += fake.o\n')
     patch = tree / 'p.patch'
     patch.write_text('--- a/drivers/net/fake.c\n+++ b/drivers/net/fake.c\n@@ -1 +1 @@\n')
     assert series.touched_c_files([patch]) == ['drivers/net/fake.c']
-    assert compile_test.kconfig_symbol(tree, 'drivers/net/fake.c') == 'FAKE_NET'
+    assert kbuild.kconfig_symbol(tree, 'drivers/net/fake.c') == 'FAKE_NET'
     # net/core/Makefile's shape: obj-y lists continued over lines
     (tree / 'net/core').mkdir()
     (tree / 'net/core/Makefile').write_text(
         'obj-y := sock.o request_sock.o \\\n\t skbuff.o datagram.o\n'
         'obj-$(CONFIG_SYSCTL) += sysctl_net_core.o\n')
-    assert compile_test.kconfig_symbol(tree, 'net/core/skbuff.c') == compile_test.BUILTIN
-    assert compile_test.kconfig_symbol(tree, 'net/core/sysctl_net_core.c') == 'SYSCTL'
-    assert compile_test.kconfig_symbol(tree, 'net/core/core.c') is None
+    assert kbuild.kconfig_symbol(tree, 'net/core/skbuff.c') == kbuild.BUILTIN
+    assert kbuild.kconfig_symbol(tree, 'net/core/sysctl_net_core.c') == 'SYSCTL'
+    assert kbuild.kconfig_symbol(tree, 'net/core/core.c') is None
     # tulip's shape: tulip_core.o is part of the module tulip.o
     (tree / 'drivers/net/tulip').mkdir()
     (tree / 'drivers/net/tulip/Makefile').write_text(
         'obj-$(CONFIG_TULIP)\t\t+= tulip.o\n'
         'tulip-objs\t\t\t:= eeprom.o interrupt.o media.o \\\n\t\t\t   timer.o tulip_core.o\t\t\\\n'
         '\t\t\t   21142.o pnic.o pnic2.o\n')
-    assert compile_test.kconfig_symbol(tree, 'drivers/net/tulip/tulip_core.c') == 'TULIP'
-    assert compile_test.kconfig_symbol(tree, 'drivers/net/tulip/pnic2.c') == 'TULIP'
-    assert compile_test.kconfig_symbol(tree, 'drivers/net/tulip/other.c') is None
+    assert kbuild.kconfig_symbol(tree, 'drivers/net/tulip/tulip_core.c') == 'TULIP'
+    assert kbuild.kconfig_symbol(tree, 'drivers/net/tulip/pnic2.c') == 'TULIP'
+    assert kbuild.kconfig_symbol(tree, 'drivers/net/tulip/other.c') is None

@@ -111,7 +111,8 @@ def test_frames_survive_results_json(parser: ModuleType) -> None:
     assert arch['frames'][-1] == {
         'case': 'net_rx_align_drivers.rx_driver_frames.tulip ipv4', 'path': 'tulip',
         'frame': 'ipv4', 'driver': 'tulip', 'len': 60, 'headroom': 64, 'mac_line_off': 0,
-        'nh_mod4': 2, 'head_frag': 0, 'pp_recycle': 0, 'class': 'ip_align', 'verdict': 'pass'}
+        'nh_mod4': 2, 'want_mod4': 2, 'rule': 'net_ip_align', 'head_frag': 0, 'pp_recycle': 0,
+        'class': 'ip_align', 'verdict': 'pass'}
     back = Results.from_json(data, 'results.json').arches['x86_64']
     assert back.frames == v.frames and back.malformed_frames == v.malformed_frames
     assert any(f.extra == {'cpu': '0'} for f in back.frames)
@@ -131,17 +132,18 @@ def test_results_without_frames_still_load() -> None:
     assert v.frames == [] and v.malformed_frames == []
 
 
-def test_the_driver_classes_and_verdicts_are_the_c_suites() -> None:
-    """The C suite prints class= and verdict= from its own tables: a name
-    the harness does not know makes the frame malformed, and it drops out
-    of the report (copy_pad2 and record did, before)."""
+def test_the_driver_classes_rules_and_verdicts_are_the_c_suites() -> None:
+    """The C prints class=, rule= and verdict= from its own tables: a name the
+    harness does not know makes the frame malformed, and it drops out of
+    the report (copy_pad2 and record did, before)."""
     import re
     from rxalign.paths import TESTS_DIR
     c = (TESTS_DIR / 'rx_align_drivers_kunit.c').read_text()
     names = re.search(r'rx_class_names\[\] = \{(.*?)\};', c, re.S)
     assert names
     assert set(re.findall(r'"(\w+)"', names.group(1))) == {k.value for k in DriverClass}
-    verdicts = re.search(r'class == RX_HYPERVISOR \? "(\w+)" : !ok \? "(\w+)" :\s*'
-                         r'seen->nh % 4 \? "([\w-]+)" : "(\w+)"', c)
+    helpers = (TESTS_DIR / 'rx_align_kunit_helpers.c').read_text()
+    verdicts = re.search(r'const char \*verdict = failed \? "(\w+)" : want >= 0 \? "(\w+)" :'
+                         r'\s*seen->nh % 4 \? "(\w+)" : "(\w+)";', helpers)
     assert verdicts
     assert set(verdicts.groups()) == {k.value for k in FrameVerdict}

@@ -159,7 +159,8 @@ CELLS = {
     ('drivers', 'e1000 ipv4', 'powerpc32'): ('fit-ok', 'pass 66 · 0 · 2'),
     ('drivers', 'tulip ipv4', 'x86_64'): ('fit-ok', 'pass 64 · 2 · 0'),
     ('drivers', 'tulip ipv4', 'powerpc32'): ('fit-off', 'fail 32 · 2 · 0'),
-    ('drivers', 'virtio_net ipv4', 'powerpc32'): ('fit-off', 'recorded 256 · 2 · 0'),
+    # not judged by its case (the C printed verdict=cost): no red of our own making
+    ('drivers', 'virtio_net ipv4', 'powerpc32'): ('fit-unknown', 'cost 256 · 2 · 0'),
 }
 
 
@@ -196,9 +197,7 @@ def test_the_page_as_chromium_renders_it(parser: ModuleType, tmp_path: Path) -> 
     # where each path and driver put the frame, coloured by the arch's NET_IP_ALIGN
     heads = by_id(root, 'paths').all(lambda n: n.tag == 'th' and 'data-arch' in n.attrs)
     assert [h.text() for h in heads] == [
-        'x86_64 NET_IP_ALIGN=0 wants the IP header at 2 mod 4',
-        'powerpc32 NET_IP_ALIGN=2 wants the IP header at 0 mod 4',
-        'powerpc NET_IP_ALIGN=0 wants the IP header at 2 mod 4']
+        'x86_64 NET_IP_ALIGN=0', 'powerpc32 NET_IP_ALIGN=2', 'powerpc NET_IP_ALIGN=0']
     wrong = []
     for (table, row, arch), (colour, text) in CELLS.items():
         td = cell(root, table, row, arch)

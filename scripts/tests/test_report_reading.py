@@ -49,12 +49,13 @@ def test_the_grid_shows_the_rows_that_differ_and_hides_the_rest(out: Path) -> No
 
 
 def test_column_heads_name_net_ip_align(out: Path) -> None:
-    """`x86_64 (IP at 2)` read as NET_IP_ALIGN 2 on an arch where it is 0."""
+    """`x86_64 (IP at 2)` read as NET_IP_ALIGN 2 on an arch where it is 0.  The
+    head says no more: where a frame should land is its case's rule, which
+    differs by row (an L3 copy is word aligned whatever NET_IP_ALIGN is)."""
     root = Dom((out / 'report.html').read_text()).root
     heads = [h.text() for h in by_id(root, 'paths-differ').all(
         lambda n: n.tag == 'th' and 'data-arch' in n.attrs)]
-    assert heads == ['x86_64 NET_IP_ALIGN=0 wants the IP header at 2 mod 4',
-                     'powerpc32 NET_IP_ALIGN=2 wants the IP header at 0 mod 4']
+    assert heads == ['x86_64 NET_IP_ALIGN=0', 'powerpc32 NET_IP_ALIGN=2']
     assert 'IP at' not in (out / 'report.md').read_text()
 
 

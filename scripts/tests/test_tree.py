@@ -32,14 +32,19 @@ def snapshot(root: Path) -> Dict[str, float]:
     return {str(p.relative_to(root)): p.stat().st_mtime_ns for p in root.rglob('*')}
 
 
-def make_tests_dir(tmp_path: Path, body: str = 'int x;\n') -> Path:
+def make_tests_dir(tmp_path: Path, body: str = 'int x;\n', other: bool = False) -> Path:
     d = tmp_path / 'kunit-tests'
-    d.mkdir(exist_ok=True)
+    (d / 'commits').mkdir(parents=True, exist_ok=True)
     (d / 'Kconfig').write_text('config FAKE_KUNIT_TEST\n\ttristate "fake"\n')
-    (d / 'Makefile').write_text('obj-$(CONFIG_FAKE_KUNIT_TEST) += fake_kunit.o\n')
+    (d / 'Makefile').write_text('obj-$(CONFIG_FAKE_KUNIT_TEST) += fake_kunit.o\n'
+                                'obj-$(CONFIG_FAKE_KUNIT_TEST) += other_kunit.o\n')
     (d / 'fake_kunit.c').write_text(body)
-    (d / 'commit-message').write_text('From: Dev <dev@example.org>\n\nnet: add fake test\n\n'
-                                      'Signed-off-by: Dev <dev@example.org>\n')
+    if other:
+        (d / 'other_kunit.c').write_text('int other;\n')
+    files = 'fake_kunit.c other_kunit.c' if other else 'fake_kunit.c'
+    (d / 'commits' / '0001-fake.msg').write_text(
+        f'Files: {files}\nPosted: net-next\nFrom: Dev <dev@example.org>\n\n'
+        'net: add fake test\n\nSigned-off-by: Dev <dev@example.org>\n')
     (d / 'notes.txt').write_text('not copied\n')
     return d
 
@@ -107,8 +112,7 @@ def test_a_test_edit_keeps_the_mtime_of_every_file_it_did_not_change(
     patch.write_text(PATCH)
     cache = Cache(tmp_path / 'cache')
     base = tree.user_base(fake_tree)
-    tests = make_tests_dir(tmp_path)
-    (tests / 'other_kunit.c').write_text('int other;\n')
+    tests = make_tests_dir(tmp_path, other=True)
     first = tree.prepare(cache, base, layers([patch], tests), lambda m: None)
     t = first.path
     old = {f: os.stat(t / f).st_mtime_ns - 10**9 for f in

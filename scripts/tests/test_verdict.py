@@ -111,13 +111,16 @@ def test_expected_suites_come_from_the_source() -> None:
     suites = expected_suites(paths.TESTS_DIR)
     assert set(suites) == {'net_rx_align_policy', 'net_rx_align_alloc', 'net_rx_align_iphdr',
                            'net_rx_align_frag', 'net_rx_align_gro', 'net_rx_align_xdp',
-                           'net_rx_align_fixups', 'net_rx_align_drivers'}
-    # the drivers suite is declared only for a kernel that builds it (--drivers)
+                           'net_rx_align_fixups', 'net_rx_align_xdp_copy',
+                           'net_rx_align_drivers', 'net_rx_align_drivers_bystanders'}
+    # each suite is declared only for a kernel that builds it: the drivers
+    # suite with --drivers, the XDP copy cases where the harness asks for them
     default = expected_suites(paths.TESTS_DIR, {'CONFIG_NET_RX_ALIGN_KUNIT_TEST': 'y'})
     assert 'net_rx_align_drivers' not in default and 'net_rx_align_xdp' in default
-    assert 'rx_veth_xdp' in suites['net_rx_align_xdp']
-    assert 'rx_policy_table' in suites['net_rx_align_policy']
-    assert 'rx_napi_alloc' in suites['net_rx_align_alloc']
+    assert 'net_rx_align_xdp_copy' not in default
+    assert 'rx_veth_xdp' in suites['net_rx_align_xdp_copy']
+    assert 'rx_policy_facts' in suites['net_rx_align_policy']
+    assert 'rx_alloc_path' in suites['net_rx_align_alloc']
 
 
 def test_complete_results_but_qemu_never_exits(parser: ModuleType) -> None:
