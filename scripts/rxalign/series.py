@@ -2,8 +2,9 @@
 
 Each series is a directory of `git format-patch` output (0000-cover-letter.patch
 first, which carries no diff).  The KUnit tests are the one series whose
-patch is not stored: the harness commits kunit-tests/ into the test tree
-with kunit-tests/commit-message, and `git format-patch` there mails it.
+patches are made here: the harness commits kunit-tests/ into the test tree as
+kunit-tests/commits/ describes (kunit_series.py), and kernel-patches/net-next/
+is `git format-patch` of the commits posted, for reading and mailing.
 
 kernel-patches/<name>/ is based on the newest kernel of kernels.py; on an
 older kernel kernel-patches/for-<kernel>/<name>/ replaces it when it exists
@@ -20,9 +21,9 @@ from typing import List, Optional, Tuple
 
 from . import tree
 from .kernels import DEFAULT, NEWEST, Kernel
+from .mail import COVER_LETTER
 from .paths import SERIES_DIR, TESTS_DIR
 
-COVER_LETTER = '0000-cover-letter.patch'
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,17 +60,15 @@ SERIES: Tuple[Series, ...] = (
     Series('tree-fixes', 'stable and the arch lists: fixes Debian\'s trees need to build or boot '
            'on some arches (parisc: linux-parisc)',
            debian_only=True),
-    Series('net', 'net: the bugs the suite found, with Fixes: tags'),
-    # a driver bug, on its own: tulip is orphaned, its lists are netdev and linux-parisc
-    Series('net-tulip', 'net: the tulip bug the driver suite found (one patch, no cover letter)'),
+    Series('net', 'net: the bugs the suite found, with Fixes: tags, and their test'),
     # sonic's maintainer, netdev and linux-m68k (macsonic, where it was seen);
     # net-next: tested in QEMU only (its notes say why)
     Series('net-next-sonic', 'net-next: the sonic limit the driver suite found (one patch, '
            'no cover letter)'),
-    # tulip's copy-all list as a Kconfig symbol: riscv, loongarch (and
-    # ColdFire) joined it; on top of net-tulip, QEMU only like sonic's
-    Series('net-next-tulip', 'net-next: the arches tulip\'s copy-all list missed (one patch, '
-           'no cover letter)'),
+    # tulip's copy-all list as a Kconfig symbol, and the tagged 1518-byte
+    # frame the list's arches missed: an orphaned driver's cost, net-next
+    Series('net-next-tulip', 'net-next: tulip copies every frame where unaligned loads are '
+           'not cheap (one patch, no cover letter)'),
     Series('net-next', 'net-next: the KUnit suites', tests_dir=TESTS_DIR),
     # what the tests need of an older kernel's API: for-<kernel>/ only
     Series('tests-compat', 'nobody: the KUnit tests adapted to an older kernel\'s API, to run '

@@ -130,7 +130,7 @@ def test_tree_fixes_come_first_and_say_why() -> None:
     tree only; each patch is git format-patch output with a stable-style
     message: the upstream commit it backports, or why none exists."""
     layers = series.layers()
-    assert [layer.name for layer in layers] == ['tree-fixes', 'net', 'net-tulip', 'net-next-sonic',
+    assert [layer.name for layer in layers] == ['tree-fixes', 'net', 'net-next-sonic',
                                                 'net-next-tulip', 'net-next', 'tests-compat',
                                                 'coccinelle', 'drivers-rfc']
     fixes = list(series.BY_NAME['tree-fixes'].patches())

@@ -1,0 +1,395 @@
+"""scripts/upstream-check: each series as netdev's patchwork checks it, on its base alone.
+
+For every series of kernel-patches/ that is mailed (or those named), on a
+git worktree of the pristine tree the series names as its base:
+
+  applies       git am of each patch, in order, onto the base alone
+  checkpatch    --strict --max-line-length=80 --codespell, as netdev runs it
+  builds        each patch alone: the objects of the C files it touches,
+                make W=1, on one arch (x86_64, or the series' build_arch);
+                a file the arch cannot build is a skip with the reason
+  kernel-doc    -none -Wall on the C files and headers each patch touches
+  fixes         every Fixes: id and subject as mail.toml records them,
+                and every record used
+  cc            the mail export-series writes names in To:/Cc: everyone
+                get_maintainer.pl names for it, the people of its Fixes:
+                commits and the hand additions (a keyword-only hit may be
+                left off where mail.toml says why); its author and
+                Signed-off-by reach someone
+
+The KUnit series is checked as it is made from kunit-tests/, and the copy
+in kernel-patches/net-next/ must be that (scripts/export-series --refresh
+net-next writes it).  Exit 0 when every check of every series passed,
+1 when one failed (each is printed), as the harness's statuses say.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import enum
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from . import arches, deps, kernels, kunit_patches, mail, series, tree
+from .cache import Cache, Lock, default_root
+from .cli import run_main
+from .kbuild import BUILTIN, kconfig_symbol
+from .exitcodes import Exit, HarnessError
+from .paths import SERIES_DIR, TESTS_DIR
+from .toolchain import build_env
+
+PROG = 'upstream-check'
+BUILD_ARCH = 'x86_64'
+# checkpatch as netdev's patchwork runs it.  UNKNOWN_COMMIT_ID: no history
+# here to look ids up in; the fixes check compares them with mail.toml.
+CHECKPATCH = ('--strict', '--max-line-length=80', '--codespell', '--show-types', '--terse',
+              '--ignore', 'UNKNOWN_COMMIT_ID')
+# Per series, what checkpatch reports that the series keeps, and why.
+CHECKPATCH_KEEP: Dict[str, Tuple[str, ...]] = {
+    # net/core/tests/ falls under NETWORKING [GENERAL]'s "F: net/": MAINTAINERS
+    # needs no change, get_maintainer.pl names the section
+    'net-next': ('FILE_PATH_CHANGES',),
+}
+WARNING = re.compile(r'^\S+:\d+:\d+: (warning|error):', re.M)
+SAMPLE_SENDER = 'A. U. Thor <a.u.thor@kernel.org>'
+
+
+class Status(enum.Enum):
+    PASS = 'pass'
+    FAIL = 'FAIL'
+    SKIP = 'skip'
+
+
+@dataclasses.dataclass(frozen=True)
+class Finding:
+    series: str
+    patch: str              # the patch file, or '' for the series as a whole
+    check: str
+    status: Status
+    detail: str = ''
+
+    def line(self) -> str:
+        where = f'{self.series}/{self.patch}' if self.patch else self.series
+        return f'{self.status.value:4} {self.check:11} {where}' + (
+            f': {self.detail}' if self.detail else '')
+
+
+def _git(cwd: Path, *args: str, check: bool = True) -> 'subprocess.CompletedProcess[str]':
+    proc = subprocess.run(['git', '-C', str(cwd), '-c', 'gc.auto=0', *args],
+                          capture_output=True, text=True,
+                          env={**os.environ, **tree.BASE_IDENTITY, 'GIT_EDITOR': 'true'},
+                          check=False)
+    if check and proc.returncode != 0:
+        raise HarnessError(Exit.INFRA, f'git {" ".join(args[:2])} in {cwd}: '
+                           f'{(proc.stderr or proc.stdout).strip()}')
+    return proc
+
+
+def touched(patch_text: str) -> List[str]:
+    """The files a patch changes (their new names), in order."""
+    return list(dict.fromkeys(m.group(1) for m in re.finditer(r'^\+\+\+ b/(\S+)$', patch_text,
+                                                               re.M)))
+
+
+# ---- the checks ----
+
+def check_applies(worktree: Path, name: str, patch: Path) -> Finding:
+    proc = _git(worktree, 'am', '-q', '--committer-date-is-author-date', str(patch),
+                check=False)
+    if proc.returncode != 0:
+        _git(worktree, 'am', '--abort', check=False)
+        first = next((ln for ln in (proc.stdout + proc.stderr).splitlines()
+                      if 'error' in ln.lower() or 'patch failed' in ln.lower()), '')
+        return Finding(name, patch.name, 'applies', Status.FAIL, first or 'git am failed')
+    return Finding(name, patch.name, 'applies', Status.PASS)
+
+
+def check_checkpatch(worktree: Path, name: str, patch: Path) -> Finding:
+    keep = CHECKPATCH_KEEP.get(name, ())
+    cmd = ['perl', 'scripts/checkpatch.pl', *CHECKPATCH,
+           *(a for t in keep for a in ('--ignore', t)), str(patch)]
+    proc = subprocess.run(cmd, cwd=worktree, capture_output=True, text=True, check=False)
+    problems = [ln for ln in proc.stdout.splitlines()
+                if re.search(r':\d+: (ERROR|WARNING|CHECK):', ln)]
+    if 'No codespell typos will be found' in proc.stdout + proc.stderr:
+        return Finding(name, patch.name, 'checkpatch', Status.FAIL,
+                       'codespell\'s dictionary is missing: install codespell')
+    if proc.returncode != 0 or problems:
+        return Finding(name, patch.name, 'checkpatch', Status.FAIL,
+                       '; '.join(p.split(': ', 1)[-1] for p in problems[:4]) or
+                       proc.stdout.strip()[-200:])
+    return Finding(name, patch.name, 'checkpatch', Status.PASS,
+                   f'ignoring {", ".join(keep)}' if keep else '')
+
+
+def check_kernel_doc(worktree: Path, name: str, patch: Path, files: List[str]) -> Finding:
+    sources = [f for f in files if f.endswith(('.c', '.h')) and (worktree / f).is_file()]
+    if not sources:
+        return Finding(name, patch.name, 'kernel-doc', Status.SKIP, 'no C file or header')
+    proc = subprocess.run(['scripts/kernel-doc', '-none', '-Wall', *sources], cwd=worktree,
+                          capture_output=True, text=True, check=False)
+    out = (proc.stdout + proc.stderr).strip()
+    if proc.returncode != 0 or 'warning' in out.lower() or 'error' in out.lower():
+        return Finding(name, patch.name, 'kernel-doc', Status.FAIL, out.splitlines()[0]
+                       if out else f'exit {proc.returncode}')
+    return Finding(name, patch.name, 'kernel-doc', Status.PASS, f'{len(sources)} file(s)')
+
+
+def check_fixes(name: str, plan: mail.MailPlan, texts: Dict[str, str]) -> List[Finding]:
+    findings = []
+    used: Dict[str, bool] = {f.id: False for f in plan.fixes}
+    for pname, text in texts.items():
+        for fid, subject in mail.fixes_lines(text):
+            ref = next((r for r in plan.fixes if fid.startswith(r.id) or r.id.startswith(fid)),
+                       None)
+            if ref is None:
+                findings.append(Finding(name, pname, 'fixes', Status.FAIL,
+                                        f'Fixes: {fid} is not in {plan.path}: record its '
+                                        'subject, people and source there'))
+            elif ref.subject != subject:
+                findings.append(Finding(name, pname, 'fixes', Status.FAIL,
+                                        f'Fixes: {fid} ("{subject}"), but {plan.path.name} '
+                                        f'records "{ref.subject}"'))
+            else:
+                used[ref.id] = True
+                findings.append(Finding(name, pname, 'fixes', Status.PASS,
+                                        f'{fid} ("{subject}")'))
+    for fid, was in used.items():
+        if not was:
+            findings.append(Finding(name, '', 'fixes', Status.FAIL,
+                                    f'{plan.path} records {fid}, which no patch names'))
+    return findings
+
+
+def _headers(text: str, name: str) -> List[str]:
+    head = text.split('\n\n', 1)[0]
+    return re.findall(rf'^{name}: (.*(?:\n[ \t].*)*)', head, re.M)
+
+
+def check_cc(worktree: Path, name: str, plan: mail.MailPlan, mails: Dict[str, str],
+             patches: Dict[str, Path]) -> List[Finding]:
+    """Every address get_maintainer.pl names for a patch, and the people of its
+    Fixes: commits, on that patch's mail; every sender reachable."""
+    findings = []
+    drops = {d.section: d.why for d in plan.drop}
+    for pname, text in mails.items():
+        if pname not in patches:
+            continue
+        on_mail = set(mail.addresses(_headers(text, 'To') + _headers(text, 'Cc')))
+        wanted: List[Tuple[str, str]] = []
+        for n in mail.get_maintainer(worktree, [patches[pname]]):
+            sections = n.keyword_only
+            if sections and all(s in drops for s in sections):
+                continue
+            wanted.append((n.who, n.roles or 'get_maintainer.pl'))
+        for fid, _ in mail.fixes_lines(text):
+            for ref in plan.fixes:
+                if fid.startswith(ref.id) or ref.id.startswith(fid):
+                    wanted += [(p, f'Fixes: {ref.id}') for p in ref.people]
+        missing = [f'{who} ({why.split(",")[0]})' for who, why in wanted
+                   if mail.addresses([who])[0] not in on_mail]
+        senders = _headers(text, 'From') + re.findall(r'^Signed-off-by: (.*)$', text, re.M)
+        unreachable = [s for s in senders if not mail.reachable(s)]
+        if missing or unreachable:
+            findings.append(Finding(name, pname, 'cc', Status.FAIL,
+                                    (f'not on the mail: {"; ".join(missing)}' if missing else '')
+                                    + (f' placeholder sender: {", ".join(unreachable)}'
+                                       if unreachable else '')))
+        else:
+            findings.append(Finding(name, pname, 'cc', Status.PASS,
+                                    f'{len(on_mail)} addresses'))
+    return findings
+
+
+# ---- building each patch alone ----
+
+@dataclasses.dataclass
+class Builder:
+    """One build dir for the worktree on one arch, configured once, reused
+    patch after patch: make rebuilds only what the patch changed."""
+    arch: arches.Arch
+    src: Path
+    build: Path
+    log: Path
+    jobs: int
+    env: Dict[str, str]
+    configured: bool = False
+
+    def make(self, *args: str) -> 'subprocess.CompletedProcess[str]':
+        cmd = ['make', f'O={self.build}', f'ARCH={self.arch.kunit_arch}', f'-j{self.jobs}']
+        if self.arch.cross_compile:
+            cmd.append(f'CROSS_COMPILE={self.arch.cross_compile}')
+        cmd += [f'CC=ccache {self.arch.cross_compile}gcc', 'HOSTCC=ccache gcc', *args]
+        proc = subprocess.run(cmd, cwd=self.src, capture_output=True, text=True,
+                              env=self.env, check=False)
+        with open(self.log, 'a', encoding='utf-8') as out:
+            out.write('$ ' + ' '.join(cmd) + '\n' + proc.stdout + proc.stderr)
+        return proc
+
+    def configure(self, symbols: Sequence[str]) -> Optional[str]:
+        """The arch's defconfig (once) with @symbols on; None, or why it failed."""
+        if not self.configured:
+            self.build.mkdir(parents=True, exist_ok=True)
+            if self.make(self.arch.defconfig or 'defconfig').returncode != 0:
+                return f'{self.arch.defconfig or "defconfig"} failed (see {self.log})'
+            self.configured = True
+        if symbols:
+            subprocess.run([str(self.src / 'scripts/config'), '--file',
+                            str(self.build / '.config'),
+                            *(a for s in symbols for a in ('--enable', s))], check=True)
+        if self.make('olddefconfig').returncode != 0:
+            return f'olddefconfig failed (see {self.log})'
+        return None
+
+
+def _symbols(src: Path, files: Sequence[str]) -> Dict[str, Optional[str]]:
+    return {f: kconfig_symbol(src, f) for f in files}
+
+
+def check_builds(b: Builder, name: str, patch: Path, files: List[str],
+                 extra: Sequence[str]) -> Finding:
+    sources = [f for f in files if f.endswith('.c')]
+    if not sources:
+        return Finding(name, patch.name, 'builds', Status.SKIP,
+                       'no C file (headers and Kconfig are built by the patches\' objects)')
+    symbols = _symbols(b.src, sources)
+    why = b.configure([*extra, *(s for s in symbols.values() if s and s != BUILTIN)])
+    if why:
+        return Finding(name, patch.name, 'builds', Status.FAIL, why)
+    config = (b.build / '.config').read_text()
+    built, skipped, failed = [], [], []
+    for f, sym in symbols.items():
+        if not sym:
+            skipped.append(f'{f} (no Makefile line builds it)')
+        elif sym != BUILTIN and not re.search(rf'^CONFIG_{sym}=[ym]$', config, re.M):
+            skipped.append(f'{f} (CONFIG_{sym} cannot be enabled on {b.arch.name})')
+        else:
+            proc = b.make('W=1', f[:-2] + '.o')
+            warnings = [ln for ln in WARNING.findall(proc.stdout + proc.stderr)]
+            text = proc.stdout + proc.stderr
+            if proc.returncode != 0 or warnings:
+                first = next((ln for ln in text.splitlines() if WARNING.match(ln)),
+                             f'make exited {proc.returncode}')
+                failed.append(f'{f}: {first}')
+            else:
+                built.append(f)
+    if failed:
+        return Finding(name, patch.name, 'builds', Status.FAIL, '; '.join(failed))
+    if not built:
+        return Finding(name, patch.name, 'builds', Status.SKIP, '; '.join(skipped))
+    return Finding(name, patch.name, 'builds', Status.PASS,
+                   f'{b.arch.name} W=1: {", ".join(built)}' +
+                   (f'; skipped {"; ".join(skipped)}' if skipped else ''))
+
+
+# ---- one series ----
+
+def check_series(s: series.Series, worktree: Path, builder: Optional[Builder],
+                 scratch: Path) -> List[Finding]:
+    directory = SERIES_DIR / s.name
+    plan = mail.read(directory)
+    findings: List[Finding] = []
+    if s.tests_dir:
+        made = kunit_patches.make(worktree, TESTS_DIR, scratch / 'made')
+        stored = sorted(directory.glob('*.patch'))
+        if [p.name for p in made] != [p.name for p in stored] or any(
+                _body(a) != _body(b) for a, b in zip(made, stored)):
+            findings.append(Finding(s.name, '', 'current', Status.FAIL,
+                                    f'{directory} is not kunit-tests/ as committed: run '
+                                    f'scripts/export-series --refresh {s.name}'))
+        patches = [p for p in made if p.name != mail.COVER_LETTER]
+    else:
+        patches = list(s.patches(kernels.NEWEST))
+    texts = {p.name: p.read_text() for p in patches}
+    kunit_patches.reset(worktree)
+    for p in patches:
+        applied = check_applies(worktree, s.name, p)
+        findings.append(applied)
+        if applied.status is not Status.PASS:
+            break
+        files = touched(texts[p.name])
+        findings.append(check_checkpatch(worktree, s.name, p))
+        findings.append(check_kernel_doc(worktree, s.name, p, files))
+        if builder:
+            extra = _kunitconfig_symbols() if s.tests_dir else []
+            findings.append(check_builds(builder, s.name, p, files, extra))
+    findings += check_fixes(s.name, plan, texts)
+    mails = _export(plan, patches, worktree)
+    findings += check_cc(worktree, s.name, plan, mails, {p.name: p for p in patches})
+    kunit_patches.reset(worktree)
+    return findings
+
+
+def _kunitconfig_symbols() -> List[str]:
+    return [ln.split('=')[0][len('CONFIG_'):]
+            for ln in (TESTS_DIR / '.kunitconfig').read_text().splitlines()
+            if ln.startswith('CONFIG_') and ln.endswith('=y')]
+
+
+def _body(patch: Path) -> str:
+    """A patch without what changes each time it is made (its commit id and date)."""
+    lines = patch.read_text().splitlines()
+    return '\n'.join(ln for ln in lines if not re.match(r'^(From [0-9a-f]{40} |Date: )', ln)
+                     and not re.match(r'^index [0-9a-f]+\.\.[0-9a-f]+', ln))
+
+
+def _export(plan: mail.MailPlan, patches: Sequence[Path], worktree: Path) -> Dict[str, str]:
+    """The mails as export-series writes them, for a sample sender."""
+    m = re.match(r'(.+?) <(.+)>', SAMPLE_SENDER)
+    assert m
+    return mail.mails_for(plan, list(patches), worktree, m.group(1), m.group(2))
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    p = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0],
+                                epilog='exit status: 0 every check passed, 1 a check failed, '
+                                       '2 usage, 3 the tree could not be prepared, '
+                                       '4 environment')
+    p.add_argument('series', nargs='*', help='which series (default: every mailed one: '
+                   f'{", ".join(s.name for s in series.SERIES if not s.debian_only)})')
+    p.add_argument('--no-build', action='store_true', help='leave out the per-patch builds')
+    p.add_argument('--jobs', type=int, default=2)
+    args = p.parse_args(sys.argv[1:] if argv is None else argv)
+
+    def run() -> int:
+        chosen = [s for s in series.SERIES if not s.debian_only and s.only_on in ((), None)]
+        unknown = [n for n in args.series if n not in series.BY_NAME]
+        if unknown:
+            raise HarnessError(Exit.USAGE, f'unknown series {", ".join(unknown)}; known: '
+                               f'{", ".join(series.BY_NAME)}')
+        if args.series:
+            chosen = [series.BY_NAME[n] for n in args.series]
+        deps.ensure_packages(['perl', 'git', 'codespell', 'python3'], print)
+        cache = Cache(default_root())
+        findings: List[Finding] = []
+        with Lock(cache):
+            base = tree.debian_base(kernels.NEWEST, cache, print)
+            worktree = tree.pristine_worktree(cache, base, print)
+            arch = arches.select(BUILD_ARCH)[0]
+            builder = None if args.no_build else Builder(
+                arch, worktree, cache.build_dir(base.base_id, arch.name, 'upstream'),
+                cache.root / 'upstream' / f'{arch.name}-build.log', args.jobs,
+                build_env(cache))
+            if builder:
+                builder.log.write_text('')
+            for s in chosen:
+                with tempfile.TemporaryDirectory() as scratch:
+                    found = check_series(s, worktree, builder, Path(scratch))
+                for f in found:
+                    print(f.line(), flush=True)
+                findings += found
+        failed = [f for f in findings if f.status is Status.FAIL]
+        print(f'{PROG}: {len(findings) - len(failed)} of {len(findings)} checks passed or '
+              f'skipped with a reason, {len(failed)} failed')
+        return int(Exit.TEST_FAILED) if failed else 0
+    return run_main(PROG, run)
+
+
+if __name__ == '__main__':
+    sys.exit(main())
