@@ -172,7 +172,7 @@ def markdown(tree_label: str, sites: List[Site], missed: List[Tuple[str, int]],
     return '\n'.join(out)
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='audit', description=__doc__.split('\n')[0])
     p.add_argument('--tree', type=Path,
                    help='a kernel tree that has the semantic patch (default: pristine '
@@ -182,7 +182,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument('--label', default='the tree')
     p.add_argument('--review', type=Path, default=REVIEWED,
                    help='hand classification of "other" sites (default: audit/reviewed.txt)')
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = parser().parse_args(argv)
     if args.tree:
         return audit(args, args.tree)
     # The state the series starts from: the pristine sources, with the

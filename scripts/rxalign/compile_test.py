@@ -100,12 +100,16 @@ def compile_arch(arch: arches.Arch, src: Path, build: Path, files: List[str], lo
     return results
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='compile-test', description=__doc__.split('\n')[0])
     p.add_argument('--arch', default='x86_64,powerpc,i386')
     p.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
     p.add_argument('--log-dir', type=Path, default=Path('kunit-results/compile-test'))
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = parser().parse_args(argv)
     try:
         selected = arches.select(args.arch)
     except KeyError as e:

@@ -127,7 +127,7 @@ def export(name: str, kernel: kernels.Kernel, out: Path, who: Identity, cache: C
     return out
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
     p.add_argument('series', nargs='?', default='net', help='which series (default: net)')
     p.add_argument('--kernel', default=kernels.NEWEST.name,
@@ -135,7 +135,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         'kernel-patches/<series>/)')
     p.add_argument('--out', type=Path, required=True,
                    help='a new (or empty) directory for the mails')
-    args = p.parse_args(sys.argv[1:] if argv is None else argv)
+    return p
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = parser().parse_args(sys.argv[1:] if argv is None else argv)
 
     def run() -> int:
         if args.kernel not in kernels.BY_NAME:

@@ -266,13 +266,17 @@ def table(outcomes: List[Outcome]) -> str:
     return '\n'.join(rows) + '\n'
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='mutation-test', description=__doc__.split('\n')[0])
     p.add_argument('--only', help='comma-separated mutation names')
     p.add_argument('--out', type=Path, help='where to keep each run (default: a temp dir)')
     p.add_argument('--ci', action='store_true',
                    help='leave out the mutations that need a kernel no other CI step builds')
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = parser().parse_args(argv)
     chosen = [m for m in MUTATIONS if not args.only or m.name in args.only.split(',')]
     if not chosen:
         print(f'mutation-test: error: no mutation named {args.only}', file=sys.stderr)

@@ -30,11 +30,15 @@ def fingerprint(results: Results) -> Dict[str, Tuple[str, Tuple[Tuple[str, str],
     return out
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='repeat', description=__doc__.split('\n')[0])
     p.add_argument('runs', type=int, nargs='?', default=20)
     p.add_argument('--arch', default='')
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = parser().parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix='rx-align-repeat-'))
     first: Optional[Dict[str, Any]] = None
     differ: List[str] = []

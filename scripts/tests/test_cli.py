@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import re
 from pathlib import Path
 from typing import NoReturn
 
@@ -13,7 +12,6 @@ from rxalign.cli import run_main
 from rxalign.exitcodes import Exit, HarnessError
 
 RXALIGN = Path(__file__).resolve().parents[1] / 'rxalign'
-README = Path(__file__).resolve().parents[2] / 'README.md'
 
 
 def raises(e: BaseException) -> NoReturn:
@@ -42,12 +40,6 @@ def test_every_entry_point_runs_in_the_wrapper() -> None:
         text = module.read_text()
         if "if __name__ == '__main__':" in text:
             assert 'run_main(' in text, module.name
-
-
-def test_the_readme_documents_every_status() -> None:
-    table = README.read_text().split('## Exit statuses', 1)[1].split('\n\n', 2)[1:3]
-    documented = {int(n) for n in re.findall(r'^\| (\d+) \|', '\n\n'.join(table), re.M)}
-    assert documented == {int(e) for e in Exit}
 
 
 def test_an_expected_rule_naming_no_case_is_a_usage_error_before_any_work(
