@@ -3,6 +3,7 @@
 
 # Exit statuses: scripts/rxalign/exitcodes.py's, held to it by
 # scripts/tests/test_docs.py (the shell cannot ask Python before it has one).
+# shellcheck disable=SC2034 # used by the scripts that source this one
 EXIT_USAGE=2
 EXIT_ENVIRONMENT=4
 LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

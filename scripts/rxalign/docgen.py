@@ -6,9 +6,9 @@ A generated region of a markdown file is
     ...
     <!-- end -->
 
-and its lines are what REGIONS[NAME]() returns, from the table it mirrors
-(exitcodes.MEANINGS, arches.ARCHES, kernels.KERNELS, the mutations of
-mutation-test, the argparse parser of every entry point, rx_class_names[]
+(indented as a whole inside a list item), and its lines are what REGIONS[NAME]() returns, from the table it mirrors
+(exitcodes.MEANINGS, arches.ARCHES, kernels.KERNELS, series.SERIES, the
+mutations of mutation-test, the argparse parser of every entry point, rx_class_names[]
 of the drivers suite). `scripts/docs --write` rewrites every region; `scripts/docs
 --check` (and scripts/tests/test_docs.py) fails, naming the files and the
 command, when one differs. The entry points' parsers and mutation-test's
@@ -26,22 +26,23 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from . import arches, kernels
+from . import arches, kernels, series
 from .cli import run_main
 from .exitcodes import MEANINGS, Exit, HarnessError
-from .paths import REPO, TESTS_DIR
+from .paths import REPO, SERIES_DIR, TESTS_DIR
 
 PROG = 'docs'
 FIX = 'scripts/docs --write'
-REGION = re.compile(r'^<!-- generated: (?P<name>[a-z-]+) -->\n(?P<body>.*?)^<!-- end -->$',
-                    re.M | re.S)
+REGION = re.compile(r'^(?P<indent>[ \t]*)<!-- generated: (?P<name>[a-z-]+) -->\n'
+                    r'(?P<body>.*?)^(?P=indent)<!-- end -->$', re.M | re.S)
 DRIVERS_C = TESTS_DIR / 'rx_align_drivers_kunit.c'
 SCRIPTS = REPO / 'scripts'
 
 
 def documents(top: Path = REPO) -> List[Path]:
     """The markdown files that may hold generated regions."""
-    return [top / 'README.md', *sorted((top / 'docs').glob('*.md'))]
+    return [f for f in (top / 'README.md', top / 'kernel-patches/README.md',
+                        *sorted((top / 'docs').glob('*.md'))) if f.is_file()]
 
 
 def _cell(text: str) -> str:
@@ -120,6 +121,20 @@ def kernel_table() -> str:
                    'configuration of its own in the cache' if k.suites
                    else '`apt-get install` from the machine\'s apt sources')
                   for k in kernels.KERNELS))
+
+
+def series_table() -> str:
+    def kernels_of(s: series.Series) -> str:
+        """The kernels it gives a patch to, and from which directory."""
+        if s.tests_dir:
+            return 'every one: the harness commits `kunit-tests/` (the patch is for reading)'
+        return ', '.join(
+            k.name + ('' if s.directory(k) == SERIES_DIR / s.name else f' (`for-{k.name}/`)')
+            for k in kernels.KERNELS if s.patches(k)) or 'none'
+    return table(('order', 'directory', 'for', 'kernels with a patch in it', 'applied to'),
+                 ((str(i), f'`{s.name}/`', s.mailed_to, kernels_of(s),
+                   "Debian's trees only" if s.debian_only else 'every tree')
+                  for i, s in enumerate(series.SERIES, 1)))
 
 
 def mutation_table() -> str:
@@ -254,14 +269,23 @@ def options() -> str:
                       option_table('run_kunit')])
 
 
+def doc_index() -> str:
+    """Each file of docs/ and kernel-patches/README.md, by its title."""
+    files = [*sorted((REPO / 'docs').glob('*.md')), REPO / 'kernel-patches/README.md']
+    return '\n'.join(f'- `{f.relative_to(REPO)}`: '
+                     + f.read_text().split('\n', 1)[0].removeprefix('# ') for f in files)
+
+
 REGIONS: Dict[str, Callable[[], str]] = {
     'exits': exits,
     'arches': arch_table,
     'arch-summary': arch_summary,
     'kernels': kernel_table,
     'mutations': mutation_table,
+    'series': series_table,
     'driver-classes': class_table,
     'options': options,
+    'docs': doc_index,
 }
 
 
@@ -271,7 +295,10 @@ def regenerate(text: str, where: str) -> str:
         if name not in REGIONS:
             raise HarnessError(Exit.USAGE, f'{where}: no generated region named {name!r}; '
                                f'known: {", ".join(REGIONS)}')
-        return f'<!-- generated: {name} -->\n{REGIONS[name]()}\n<!-- end -->'
+        indent = m.group('indent')
+        body = ''.join(f'{indent}{line}\n' if line else '\n'
+                       for line in REGIONS[name]().split('\n'))
+        return f'{indent}<!-- generated: {name} -->\n{body}{indent}<!-- end -->'
     return REGION.sub(fill, text)
 
 
