@@ -90,7 +90,7 @@ class Arch:
     # --drivers: the drivers suite's module parameters this machine needs (name=value)
     nic_params: Tuple[str, ...] = ()
     probes: Tuple[Probe, ...] = ()      # compiler bugs to rule out before building
-    policy: str = ''                    # one line for the README and reports
+    policy: str = ''                    # one line for docs/arches.md and reports
     # the Debian release (debian_root.RELEASES) whose compiler and QEMU build
     # and boot it when the machine's release is older: --toolchain host
     toolchain: str = ''

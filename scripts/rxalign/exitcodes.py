@@ -30,7 +30,7 @@ class Exit(enum.IntEnum):
 @dataclasses.dataclass(frozen=True)
 class Meaning:
     brief: str          # a few words, for --help
-    full: str           # a table cell of the README: every case that ends so
+    full: str           # a table cell of the docs: every case that ends so
 
 
 MEANINGS: Dict[Exit, Meaning] = {

@@ -34,7 +34,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument('--out', type=Path, help='a new directory for the reports (default: the '
                    'only RESULTS_DIR, whose results.json is never rewritten)')
     p.add_argument('--expected', type=Path, metavar='FILE',
-                   help='known failures (see README); needs --out')
+                   help='known failures (docs/results.md); needs --out')
     p.add_argument('--require', metavar='A,B',
                    help='arches that must have results: one missing fails the merge (exit 3)')
     p.add_argument('--baseline', type=Path, metavar='DIR',

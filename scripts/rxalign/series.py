@@ -74,7 +74,7 @@ SERIES: Tuple[Series, ...] = (
     # what the tests need of an older kernel's API: for-<kernel>/ only
     Series('tests-compat', 'nobody: the KUnit tests adapted to an older kernel\'s API, to run '
            'them there', debian_only=True),
-    # 6.12 only: three of the six drivers are gone in 7.3 (README.md)
+    # 6.12 only: three of the six drivers are gone in 7.3 (docs/kernels.md)
     Series('coccinelle', 'the Coccinelle maintainers: the semantic patch behind the audit',
            only_on=('6.12',)),
     Series('drivers-rfc', 'net-next, as an RFC: the drivers the semantic patch converts',

@@ -45,7 +45,7 @@ def test_every_entry_point_runs_in_the_wrapper() -> None:
 def test_an_expected_rule_naming_no_case_is_a_usage_error_before_any_work(
         tmp_path: Path) -> None:
     """`--expected` with a case name the module does not declare was accepted
-    (only the suite was checked); the README says a typo is exit 2."""
+    (only the suite was checked); docs/results.md says a typo is exit 2."""
     from rxalign import known_failures
     from rxalign.declared import declared_cases, expected_suites
     from rxalign.paths import TESTS_DIR
