@@ -6,9 +6,8 @@ import dataclasses
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
+from .paths import QEMU_CONFIGS
 from .toolchain import SH_TBIT, Probe
-
-QEMU_CONFIGS = Path(__file__).resolve().parent.parent / 'qemu_configs'
 
 
 @dataclasses.dataclass(frozen=True)

@@ -29,14 +29,13 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 from . import arches, kernels, series
 from .cli import run_main
 from .exitcodes import MEANINGS, Exit, HarnessError
-from .paths import REPO, SERIES_DIR, TESTS_DIR
+from .paths import REPO, SCRIPTS, SERIES_DIR, TESTS_DIR
 
 PROG = 'docs'
 FIX = 'scripts/docs --write'
 REGION = re.compile(r'^(?P<indent>[ \t]*)<!-- generated: (?P<name>[a-z-]+) -->\n'
                     r'(?P<body>.*?)^(?P=indent)<!-- end -->$', re.M | re.S)
 DRIVERS_C = TESTS_DIR / 'rx_align_drivers_kunit.c'
-SCRIPTS = REPO / 'scripts'
 
 
 def documents(top: Path = REPO) -> List[Path]:

@@ -91,11 +91,6 @@ def layers(kernel: Kernel = DEFAULT, tests_dir: Path = TESTS_DIR, series_dir: Pa
     return [s.layer(kernel, tests_dir, series_dir, debian) for s in SERIES]
 
 
-def all_patches(kernel: Kernel = DEFAULT, series_dir: Path = SERIES_DIR) -> List[Path]:
-    """What a run applies to Debian's tree, tree fixes included."""
-    return [p for s in SERIES for p in s.patches(kernel, series_dir)]
-
-
 def mailed_patches(kernel: Kernel = DEFAULT, series_dir: Path = SERIES_DIR) -> List[Path]:
     """The series as they are mailed, without the tree fixes."""
     return [p for s in SERIES if not s.debian_only for p in s.patches(kernel, series_dir)]

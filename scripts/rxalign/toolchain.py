@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence
 
 from .cache import Cache
+from .paths import PROBES
 
 # How a command runs: on the machine, or inside a Debian root (toolchains.py).
 Runner = Callable[[Sequence[str]], 'subprocess.CompletedProcess[str]']
@@ -29,7 +30,6 @@ Runner = Callable[[Sequence[str]], 'subprocess.CompletedProcess[str]']
 def run_here(cmd: Sequence[str]) -> 'subprocess.CompletedProcess[str]':
     return subprocess.run(list(cmd), capture_output=True, text=True, check=False)
 
-PROBES = Path(__file__).resolve().parent.parent / 'probes'
 
 
 @dataclasses.dataclass(frozen=True)
