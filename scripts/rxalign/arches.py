@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from .paths import QEMU_CONFIGS
-from .toolchain import SH_TBIT, Probe
+from .probes import SH_TBIT, Probe
 
 
 @dataclasses.dataclass(frozen=True)

@@ -7,7 +7,7 @@ Scenarios, for the selected arches together:
   no-op        nothing changed: the whole run again
 Ours goes through ccache in every scenario here, the first builds too, so
 that warm has something to read; run-kunit compiles a first build without
-it (toolchain.build_env), so its own first run costs less than cold here.
+it (build_env.py), so its own first run costs less than cold here.
 Plain kunit.py is the tree's own `kunit.py run` with our kunitconfig, no
 ccache, no slim layer, the tree's own QEMU config where it has one for the
 arch (ppc32 and ppc64le use ours: 6.12 has none).  Every run of ours must

@@ -25,7 +25,7 @@ from .cache import Cache, Lock, default_root
 from .cli import run_main
 from .exitcodes import Exit, HarnessError
 from .fmt import seconds as fmt_seconds
-from .toolchain import build_env
+from .build_env import build_env
 
 # kconfig_symbol()'s answer for an obj-y object: built whenever its directory is.
 BUILTIN = 'y'
@@ -74,7 +74,7 @@ def _make(arch: arches.Arch, src: Path, build: Path, args: List[str], log: Path,
 def compile_arch(arch: arches.Arch, src: Path, build: Path, files: List[str], log: Path,
                  jobs: int) -> List[Tuple[str, str, str]]:
     build.mkdir(parents=True, exist_ok=True)
-    # no .config yet: a first build, compiled without ccache (toolchain.build_env)
+    # no .config yet: a first build, compiled without ccache (build_env.py)
     env = build_env(Cache(default_root()), first_build=not (build / '.config').is_file())
     symbols: Dict[str, Optional[str]] = {f: kconfig_symbol(src, f) for f in files}
     if _make(arch, src, build, [arch.defconfig], log, jobs, env) != 0:

@@ -37,7 +37,7 @@ from .kconfig import Profile, defined_here, fitted, kernel_kconfig, tree_symbols
 from .paths import KMEMLEAK_INIT
 from .procs import group_members
 from .results import ArchRun
-from .toolchain import build_env
+from .build_env import build_env
 from .toolchains import Toolchain, Toolchains, env_for, host_toolchain
 
 Progress = Callable[[str], None]
@@ -62,7 +62,7 @@ class RunSettings:
     lock: Optional[Lock] = None
     toolchains: Optional[Toolchains] = None  # None: the machine's own (toolchains.py)
     # ccache in an empty build dir too (bench: its warm scenario reads what the
-    # cold one stored); by default a first build skips it (toolchain.build_env)
+    # cold one stored); by default a first build skips it (build_env.py)
     ccache_first_build: bool = False
 
     def toolchain(self, arch: Arch) -> Toolchain:
