@@ -2,7 +2,7 @@
 
 Entry points and libraries, apart: an entry point is a module a script of
 scripts/ runs as `python3 -m rxalign.NAME` (run_kunit, report_main, bench,
-audit, compile_test, docgen, export_series, mutations, refresh_compat,
+compile_test, docgen, export_series, mutations, pad_sites, refresh_compat,
 repeat, series_check, and deps_main, debian_archive_main, debian_root_main
 for the shell scripts); it has a main(), and a command's has the parser()
 its main() parses with (scripts/docs tabulates it). No module imports an

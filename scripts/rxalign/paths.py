@@ -20,5 +20,5 @@ QEMU_CONFIGS = REPO / 'scripts/qemu_configs'
 PROBES = REPO / 'scripts/probes'
 KMEMLEAK_INIT = REPO / 'scripts/initramfs/kmemleak-init'
 MUTATION_PATCHES = REPO / 'scripts/mutations'
-# In a kernel tree our series prepared: the semantic patch of the NET_IP_ALIGN audit.
+# In a kernel tree our series prepared: the semantic patch scripts/pad-sites runs.
 COCCI = 'scripts/coccinelle/api/net_ip_align.cocci'

@@ -75,7 +75,8 @@ SERIES: Tuple[Series, ...] = (
     Series('tests-compat', 'nobody: the KUnit tests adapted to an older kernel\'s API, to run '
            'them there', debian_only=True),
     # 6.12 only: three of the six drivers are gone in 7.3 (docs/kernels.md)
-    Series('coccinelle', 'the Coccinelle maintainers: the semantic patch behind the audit',
+    Series('coccinelle', 'the Coccinelle maintainers: the semantic patch behind '
+           'docs/pad-sites.md',
            only_on=('6.12',)),
     Series('drivers-rfc', 'net-next, as an RFC: the drivers the semantic patch converts',
            only_on=('6.12',)),
