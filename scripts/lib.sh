@@ -1,7 +1,10 @@
 # shellcheck shell=bash
 # Shared by the entry points: find or install Debian's python3, report errors.
 
-# Exit statuses: see scripts/rxalign/exitcodes.py (the README quotes them).
+# Exit statuses: scripts/rxalign/exitcodes.py's, held to it by
+# scripts/tests/test_docs.py (the shell cannot ask Python before it has one).
+# shellcheck disable=SC2034 # used by the scripts that source this one
+EXIT_USAGE=2
 EXIT_ENVIRONMENT=4
 LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 

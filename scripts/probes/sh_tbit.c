@@ -10,7 +10,7 @@
  * printk() and its zImage decompressor takes its input for NULL.
  *
  * A correct compiler tests the register it loaded delay_msec into:
- * rxalign.toolchain looks for that test in probe_emit's disassembly.
+ * rxalign.probes looks for that test in probe_emit's disassembly.
  */
 int delay_msec;
 void probe_mdelay(int ms);

@@ -6,9 +6,8 @@ import dataclasses
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-from .toolchain import SH_TBIT, Probe
-
-QEMU_CONFIGS = Path(__file__).resolve().parent.parent / 'qemu_configs'
+from .paths import QEMU_CONFIGS
+from .probes import SH_TBIT, Probe
 
 
 @dataclasses.dataclass(frozen=True)
@@ -93,7 +92,7 @@ class Arch:
     # not name, which the suite must leave alone (its bystanders suite)
     bystander: Optional[Nic] = None
     probes: Tuple[Probe, ...] = ()      # compiler bugs to rule out before building
-    policy: str = ''                    # one line for the README and reports
+    policy: str = ''                    # one line for docs/arches.md and reports
     # the Debian release (debian_root.RELEASES) whose compiler and QEMU build
     # and boot it when the machine's release is older: --toolchain host
     toolchain: str = ''

@@ -7,7 +7,7 @@ Scenarios, for the selected arches together:
   no-op        nothing changed: the whole run again
 Ours goes through ccache in every scenario here, the first builds too, so
 that warm has something to read; run-kunit compiles a first build without
-it (toolchain.build_env), so its own first run costs less than cold here.
+it (build_env.py), so its own first run costs less than cold here.
 Plain kunit.py is the tree's own `kunit.py run` with our kunitconfig, no
 ccache, no slim layer, the tree's own QEMU config where it has one for the
 arch (ppc32 and ppc64le use ours: 6.12 has none).  Every run of ours must
@@ -118,22 +118,26 @@ def _ours(selected: List[arches.Arch], cache: Cache, base: tree.Base, kernel: Ke
     settings = RunSettings(tree=prepared.path, cache=cache, base_id=base.base_id,
                            slim_kept=kernel.slim_kept,
                            jobs=jobs, timeout=300, ccache_first_build=True)
-    parser = load_kunit_parser(prepared.path / 'tools/testing/kunit')
+    ktap_parser = load_kunit_parser(prepared.path / 'tools/testing/kunit')
     verdicts = []
     for a in selected:
         run = run_arch(a, settings, out / a.name, lambda m: None)
-        verdicts.append(judge(run, _declared(tests), parser, 300))
+        verdicts.append(judge(run, _declared(tests), ktap_parser, 300))
     return time.monotonic() - start, verdicts
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='bench', description=__doc__.split('\n')[0])
     p.add_argument('--arch', default=','.join(a.name for a in arches.default_arches()))
     p.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
     p.add_argument('--out', type=Path, default=Path('bench.md'))
     p.add_argument('--kernel', default=DEFAULT.name, choices=list(kernels.BY_NAME),
                    help='the Debian kernel to build (fetched into the bench\'s own cache)')
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = parser().parse_args(argv)
     selected = arches.select(args.arch)
     kernel = kernels.select(args.kernel)
     work = Path(tempfile.mkdtemp(prefix='rx-align-bench-'))
@@ -151,10 +155,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     plain['cold'] = sum(_plain(a, src, work / 'plain' / a.name, args.jobs) for a in selected)
     print('plain kunit.py, no-op', flush=True)
     plain['no-op'] = sum(_plain(a, src, work / 'plain' / a.name, args.jobs) for a in selected)
-    parser = load_kunit_parser(src / 'tools/testing/kunit')
+    ktap_parser = load_kunit_parser(src / 'tools/testing/kunit')
     reference = {a.name: results(judge(ArchRun(arch=a.name,
                                                ktap_log=work / 'plain' / a.name / 'test.log'),
-                                       _declared(tests), parser, 300))
+                                       _declared(tests), ktap_parser, 300))
                  for a in selected}
     same = True
 

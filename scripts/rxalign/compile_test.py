@@ -26,7 +26,7 @@ from .cli import run_main
 from .exitcodes import Exit, HarnessError
 from .fmt import seconds as fmt_seconds
 from .kbuild import BUILTIN, kconfig_symbol
-from .toolchain import build_env
+from .build_env import build_env
 
 def _make(arch: arches.Arch, src: Path, build: Path, args: List[str], log: Path,
           jobs: int, env: Dict[str, str]) -> int:
@@ -44,7 +44,7 @@ def _make(arch: arches.Arch, src: Path, build: Path, args: List[str], log: Path,
 def compile_arch(arch: arches.Arch, src: Path, build: Path, files: List[str], log: Path,
                  jobs: int) -> List[Tuple[str, str, str]]:
     build.mkdir(parents=True, exist_ok=True)
-    # no .config yet: a first build, compiled without ccache (toolchain.build_env)
+    # no .config yet: a first build, compiled without ccache (build_env.py)
     env = build_env(Cache(default_root()), first_build=not (build / '.config').is_file())
     symbols: Dict[str, Optional[str]] = {f: kconfig_symbol(src, f) for f in files}
     if _make(arch, src, build, [arch.defconfig], log, jobs, env) != 0:
@@ -70,12 +70,16 @@ def compile_arch(arch: arches.Arch, src: Path, build: Path, files: List[str], lo
     return results
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='compile-test', description=__doc__.split('\n')[0])
     p.add_argument('--arch', default='x86_64,powerpc,i386')
     p.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
     p.add_argument('--log-dir', type=Path, default=Path('kunit-results/compile-test'))
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = parser().parse_args(argv)
     try:
         selected = arches.select(args.arch)
     except KeyError as e:

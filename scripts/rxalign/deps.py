@@ -10,7 +10,7 @@ from typing import Callable, Iterable, List, Optional, Sequence, Tuple
 from .arches import Arch
 from .exitcodes import Exit, HarnessError
 from .kernels import Kernel
-from .toolchain import check as check_probe
+from .probes import check as check_probe
 
 # What every run needs, whatever the arch and kernel: the kernel's build deps.
 BASE_PACKAGES = ('make', 'gcc', 'flex', 'bison', 'bc', 'libelf-dev',

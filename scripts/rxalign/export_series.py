@@ -79,7 +79,7 @@ def refresh(name: str, cache: Cache) -> int:
     return 0
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
     p.add_argument('series', nargs='?', default='net', help='which series (default: net)')
     p.add_argument('--kernel', default=kernels.NEWEST.name,
@@ -90,7 +90,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument('--refresh', action='store_true',
                    help='write kernel-patches/<series>/ anew from kunit-tests/ (the KUnit '
                         'series only), in the project\'s identity, instead of exporting')
-    args = p.parse_args(sys.argv[1:] if argv is None else argv)
+    return p
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = parser().parse_args(sys.argv[1:] if argv is None else argv)
 
     def run() -> int:
         if args.kernel not in kernels.BY_NAME:

@@ -88,7 +88,7 @@ def from_option(path: Optional[Path], suites: Collection[str],
         check(rules, BY_NAME, suites, cases)
     except OSError as e:
         raise HarnessError(Exit.USAGE, f'--expected {path}: {e.strerror or e}; give a file '
-                           'of "ARCH: SUITE[.CASE]  # why" lines (README: --expected)') from None
+                           'of "ARCH: SUITE[.CASE]  # why" lines (docs/results.md: --expected)') from None
     except ValueError as e:
         raise HarnessError(Exit.USAGE, f'--expected: {e}') from None
     return rules

@@ -37,7 +37,7 @@ from .kconfig import Profile, defined_here, fitted, kernel_kconfig, tree_symbols
 from .paths import KMEMLEAK_INIT
 from .procs import group_members
 from .results import ArchRun
-from .toolchain import build_env
+from .build_env import build_env
 from .toolchains import Toolchain, Toolchains, env_for, host_toolchain
 
 Progress = Callable[[str], None]
@@ -62,7 +62,7 @@ class RunSettings:
     lock: Optional[Lock] = None
     toolchains: Optional[Toolchains] = None  # None: the machine's own (toolchains.py)
     # ccache in an empty build dir too (bench: its warm scenario reads what the
-    # cold one stored); by default a first build skips it (toolchain.build_env)
+    # cold one stored); by default a first build skips it (build_env.py)
     ccache_first_build: bool = False
 
     def toolchain(self, arch: Arch) -> Toolchain:
@@ -385,6 +385,16 @@ def _stop_guest(proc: 'subprocess.Popen[bytes]') -> int:
         return proc.wait()
 
 
+@dataclasses.dataclass(frozen=True)
+class Phase:
+    """One kunit.py step of an arch's run."""
+    name: str                       # config, build or run: its key in ArchRun.seconds
+    verb: str                       # what the progress line says it is doing
+    cmd: List[str]
+    log: Path
+    limit: Optional[float] = None   # seconds before it is stopped
+
+
 def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> ArchRun:
     out_dir.mkdir(parents=True, exist_ok=True)
     tc = s.toolchain(arch)
@@ -407,16 +417,14 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
     initramfs = kmemleak_initramfs(build_dir) if kmemleak else []
     lines, gone = defined_here(kernel_kconfig(arch, s.profile), tree_symbols(s.tree))
     adds = [f'--kconfig_add={line}' for line in (*lines, *initramfs)]
-    phases: List[Tuple[str, str, List[str], Path, Optional[float]]] = [
-        ('config', 'configuring', [*kunit, 'config', *common, *adds], build_log, None),
-        ('build', 'building', kunit_make(base, s, build_dir), build_log, None),
-        ('run', 'booting and running', [*kunit, 'exec', *exec_common, *adds,
-                                        f'--timeout={s.timeout}', '--raw_output=all',
-                                        *panic_args(arch),
-                                        *(nic_exec_args(arch) if s.drivers else []),
-                                        suite_glob(s.drivers)],
-         out_dir / 'kunit-exec.log', s.timeout + 120.0),
-    ]
+    configure = Phase('config', 'configuring', [*kunit, 'config', *common, *adds], build_log)
+    build = Phase('build', 'building', kunit_make(base, s, build_dir), build_log)
+    boot = Phase('run', 'booting and running',
+                 [*kunit, 'exec', *exec_common, *adds, f'--timeout={s.timeout}',
+                  '--raw_output=all', *panic_args(arch),
+                  *(nic_exec_args(arch) if s.drivers else []), suite_glob(s.drivers)],
+                 out_dir / 'kunit-exec.log', s.timeout + 120.0)
+    phases = [configure, build, boot]
     # kunit.py config writes .config (olddefconfig, then its check that every
     # kunitconfig line survived); the build is the make kunit.py build would
     # run after its own olddefconfig, which repeats kunit.py config's (7 s of
@@ -426,8 +434,8 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
     # build -> no kunit.py config; the tree unchanged too -> no make either
     # (make alone costs 10-30 s here with nothing to do), boot what is there.
     stamp_file, config_file = build_dir / STAMP, build_dir / CONFIG_STAMP
-    config = config_stamp(base, s, [phases[0][2], [a for a in phases[1][2]
-                                                   if not a.startswith('--jobs=')]])
+    config = config_stamp(base, s, [configure.cmd, [a for a in build.cmd
+                                                    if not a.startswith('--jobs=')]])
     stamp = build_stamp(s.tree, config)
     if built and stamp_file.is_file() and stamp_file.read_text() == stamp:
         progress('build up to date (same tree, config and compiler): not rebuilt')
@@ -436,39 +444,40 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
                              'kunit.py config and make were not run\n')
         result.seconds.update(config=0.0, build=0.0)
         result.reused = True
-        phases = phases[2:]
+        phases = [boot]
     elif built and config_file.is_file() and config_file.read_text() == config:
         build_log.write_text(f'config stamp {config} matches {config_file}: only the tree '
                              'changed, so kunit.py config was not run\n')
         result.seconds['config'] = 0.0
-        phases = phases[1:]
+        phases = [build, boot]
     else:
         config_file.unlink(missing_ok=True)
     if gone:
         with open(build_log, 'a', encoding='utf-8') as out:
             out.write('left out of --kconfig_add, no Kconfig file of this tree defines their '
                       f'symbols: {", ".join(gone)}\n')
-    if phases[0][0] != 'run':
+    if phases[0] is not boot:
         # a build that fails or is cut short leaves no stamp to trust
         stamp_file.unlink(missing_ok=True)
-    for name, verb, cmd, log, limit in phases:
+    for phase in phases:
+        name, verb, cmd, log = phase.name, phase.verb, phase.cmd, phase.log
         progress(f'{verb}...')
-        if name == 'run':
+        if phase is boot:
             log.write_text('')
             (build_dir / 'test.log').unlink(missing_ok=True)
             cmd = [*cmd, *dtb_args(arch, build_dir)]     # built by now
         start = time.monotonic()
         watch = (ConsoleWatch(log, s.idle_timeout, SuiteProgress(progress).feed)
-                 if name == 'run' else None)
+                 if phase is boot else None)
         rc, killed = _run(tc.command(cmd, s.tree), log,
                           dict(env, PYTHONUNBUFFERED='1') if watch else env,
-                          s.tree, limit, watch, s.lock)
+                          s.tree, phase.limit, watch, s.lock)
         if watch:
             watch.read()                     # what came after the last look: the last suites
         result.seconds[name] = round(time.monotonic() - start, 1)
         progress(f'{verb} done in {fmt_seconds(result.seconds[name])}'
-                 + ('' if rc == 0 or name == 'run' else f' (failed, see {log})'))
-        if name == 'run':
+                 + ('' if rc == 0 or phase is boot else f' (failed, see {log})'))
+        if phase is boot:
             ktap = build_dir / 'test.log'
             if ktap.exists():
                 shutil.copyfile(ktap, out_dir / 'ktap.log')
@@ -484,7 +493,7 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
         if rc != 0:
             result.phase_failed = name
             break
-        lost = config_lost(s.tree, build_dir) if name == 'build' else []
+        lost = config_lost(s.tree, build_dir) if phase is build else []
         if lost:
             with open(build_log, 'a', encoding='utf-8') as out:
                 out.write('Not all Kconfig options selected in kunitconfig were in the '
@@ -492,7 +501,7 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
             config_file.unlink(missing_ok=True)
             result.phase_failed = 'config'
             break
-        if name == 'build':
+        if phase is build:
             stamp_file.write_text(stamp)
             config_file.write_text(config)
     return result

@@ -21,11 +21,9 @@ from typing import List, Optional, Sequence, Tuple
 from .cli import run_main
 from .exitcodes import Exit
 from .kernels import DEFAULT, NEWEST
-from .paths import MUTATION_PATCHES, REPO
+from .paths import MUTATION_PATCHES, SCRIPTS
 from .results import CaseStatus, Results, Verdict, read_dir
 
-HERE = REPO / 'scripts'
-PATCHES = MUTATION_PATCHES
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,7 +47,7 @@ class Mutation:
 
 def _touched(name: str) -> List[str]:
     """The files a mutation patch changes."""
-    text = (PATCHES / f'{name}.patch').read_text()
+    text = (MUTATION_PATCHES / f'{name}.patch').read_text()
     return re.findall(r'^\+\+\+ b/(\S+)$', text, re.M)
 
 
@@ -228,7 +226,7 @@ class Outcome:
 
 def _run_kunit(arches: str, out: Path, patch: Optional[Path], profile: str = '',
                kernel: str = DEFAULT.name) -> Tuple[int, Optional[Results], str]:
-    cmd = [str(HERE / 'run-kunit'), '--kernel', kernel, '--arch', arches, '--out', str(out),
+    cmd = [str(SCRIPTS / 'run-kunit'), '--kernel', kernel, '--arch', arches, '--out', str(out),
            '--baseline', 'none']
     if profile:
         cmd.append(f'--{profile}')
@@ -271,13 +269,17 @@ def table(outcomes: List[Outcome]) -> str:
     return '\n'.join(rows) + '\n'
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='mutation-test', description=__doc__.split('\n')[0])
     p.add_argument('--only', help='comma-separated mutation names')
     p.add_argument('--out', type=Path, help='where to keep each run (default: a temp dir)')
     p.add_argument('--ci', action='store_true',
                    help='leave out the mutations that need a kernel no other CI step builds')
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = parser().parse_args(argv)
     chosen = [m for m in MUTATIONS if not args.only or m.name in args.only.split(',')]
     if not chosen:
         print(f'mutation-test: error: no mutation named {args.only}', file=sys.stderr)
@@ -308,7 +310,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     outcomes = []
     for i, m in enumerate(chosen, 1):
         print(f'[{i}/{len(chosen)}] {m.name} on {m.arch} ({m.kernel})...', flush=True)
-        status, results, err = _run_kunit(m.arch, out / m.name, PATCHES / f'{m.name}.patch',
+        status, results, err = _run_kunit(m.arch, out / m.name, MUTATION_PATCHES / f'{m.name}.patch',
                                           m.profile, m.kernel)
         o = judge(m, status, results.arches.get(m.arch) if results else None, err)
         print(f'[{i}/{len(chosen)}] {m.name}: {"killed" if o.killed else "SURVIVED"} '

@@ -15,8 +15,10 @@ KUNITCONFIG = REPO / 'kunitconfig'
 SLIM = REPO / 'scripts/kconfig/slim.config'
 DEBUG = REPO / 'scripts/kconfig/debug.config'
 DRIVERS = REPO / 'scripts/kconfig/drivers.config'
+SCRIPTS = REPO / 'scripts'
 QEMU_CONFIGS = REPO / 'scripts/qemu_configs'
+PROBES = REPO / 'scripts/probes'
 KMEMLEAK_INIT = REPO / 'scripts/initramfs/kmemleak-init'
 MUTATION_PATCHES = REPO / 'scripts/mutations'
-# In a kernel tree our series prepared: the semantic patch of the NET_IP_ALIGN audit.
+# In a kernel tree our series prepared: the semantic patch scripts/pad-sites runs.
 COCCI = 'scripts/coccinelle/api/net_ip_align.cocci'

@@ -135,11 +135,15 @@ def compat_patches() -> List[Path]:
     return [p for k in kernels.KERNELS if k != kernels.NEWEST for p in COMPAT.patches(k)]
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=PROG, description=__doc__.split('\n')[0])
     p.add_argument('patches', nargs='*', type=Path,
                    help='tests-compat patches (default: every kernel-patches/for-*/tests-compat/)')
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = parser().parse_args(argv)
     patches = args.patches or compat_patches()
     for patch in patches:
         if not patch.is_file():

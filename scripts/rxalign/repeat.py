@@ -15,10 +15,9 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .cli import run_main
 from .exitcodes import Exit
-from .paths import REPO
+from .paths import SCRIPTS
 from .results import Results, read_dir
 
-HERE = REPO / 'scripts'
 
 
 def fingerprint(results: Results) -> Dict[str, Tuple[str, Tuple[Tuple[str, str], ...],
@@ -30,16 +29,20 @@ def fingerprint(results: Results) -> Dict[str, Tuple[str, Tuple[Tuple[str, str],
     return out
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='repeat', description=__doc__.split('\n')[0])
     p.add_argument('runs', type=int, nargs='?', default=20)
     p.add_argument('--arch', default='')
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = parser().parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix='rx-align-repeat-'))
     first: Optional[Dict[str, Any]] = None
     differ: List[str] = []
     for i in range(1, args.runs + 1):
-        cmd = [str(HERE / 'run-kunit'), '--out', str(work / str(i))]
+        cmd = [str(SCRIPTS / 'run-kunit'), '--out', str(work / str(i))]
         if args.arch:
             cmd += ['--arch', args.arch]
         status = subprocess.run(cmd, stdout=subprocess.DEVNULL, check=False).returncode

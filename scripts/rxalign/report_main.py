@@ -17,29 +17,24 @@ from typing import List, Optional, Sequence, Tuple
 from . import arches, baseline, known_failures, outdir, report
 from .cli import run_main
 from .declared import absent, declared_cases, expected_suites
-from .exitcodes import Exit, HarnessError
+from .exitcodes import Exit, HarnessError, epilog
 from .paths import TESTS_DIR
 from .results import ArchStatus, Results, UnknownFormat, read_dir
 
 PROG = 'report'
 
 
-def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG, description=__doc__.split('\n')[0],
-        epilog='exit status: as run-kunit, for the merged results; 2 usage (also a '
-               'directory that holds no results of run-kunit), 7 results that do not '
-               'belong together (another tree, series or run; the same arch twice), '
-               '8 a results.json of a format this scripts/report does not know, 9 the '
-               'reports could not be put at --out (kept where the message says), '
-               '70 internal error')
+        epilog=epilog(s for s in Exit if s not in (Exit.PATCH, Exit.BUSY)))
     p.add_argument('dirs', type=Path, nargs='*', metavar='RESULTS_DIR',
                    help='results directories of run-kunit (none at all: every --require\'d '
                         'arch is missing)')
     p.add_argument('--out', type=Path, help='a new directory for the reports (default: the '
                    'only RESULTS_DIR, whose results.json is never rewritten)')
     p.add_argument('--expected', type=Path, metavar='FILE',
-                   help='known failures (see README); needs --out')
+                   help='known failures (docs/results.md); needs --out')
     p.add_argument('--require', metavar='A,B',
                    help='arches that must have results: one missing fails the merge (exit 3)')
     p.add_argument('--baseline', type=Path, metavar='DIR',
@@ -48,7 +43,11 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
                         'gating')
     p.add_argument('--run-id', metavar='ID',
                    help='refuse results of any other run (the id run-kunit --run-id got)')
-    return p.parse_args(argv)
+    return p
+
+
+def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
+    return parser().parse_args(argv)
 
 
 def _load(dirs: List[Path]) -> List[Tuple[Path, Results]]:

@@ -22,7 +22,7 @@ from .cache import Cache, Lock, default_root
 from .cli import run_main
 from .declared import (declared_cases, expected_suites, module_functions, read_config,
                        selected, suite_glob)
-from .exitcodes import Exit, HarnessError
+from .exitcodes import Exit, HarnessError, epilog
 from .fmt import seconds as fmt_seconds
 from .kunit_driver import RunSettings, load_kunit_parser, run_arch
 from .kconfig import Profile
@@ -44,17 +44,14 @@ def error(msg: str) -> None:
     print(f'{PROG}: error: {msg}', file=sys.stderr, flush=True)
 
 
-def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+def parser() -> argparse.ArgumentParser:
     names = ', '.join(a.name for a in arches.ARCHES)
     default = ','.join(a.name for a in arches.default_arches())
     p = argparse.ArgumentParser(
         prog=PROG,
         description='Build the kernel with our series and KUnit tests for each arch, boot it '
                     'in QEMU with kunit.py, and write per-arch results and reports.',
-        epilog='exit status: 0 passed, 1 a test failed, 2 usage, 3 results missing '
-               '(build/boot/timeout/hang/crash/incomplete KTAP), 4 environment, 5 a patch '
-               'did not apply, 6 cache busy, 9 results complete but --out taken (kept where '
-               'the message says), 70 internal error, 130 interrupted')
+        epilog=epilog(s for s in Exit if s not in (Exit.MISMATCH, Exit.FORMAT)))
     p.add_argument('--arch', help=f'comma-separated arches, or "all" (default: {default}; '
                    f'known: {names})')
     p.add_argument('--kernel', metavar='VERSION',
@@ -96,14 +93,19 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                         '"none": no comparison)')
     p.add_argument('--toolchain', default=toolchains.HOST, choices=toolchains.NAMES,
                    help='what builds and boots the kernels: "host", the machine\'s compilers '
-                        'and QEMU (default; an arch the machine\'s Debian cannot build, sh '
-                        'and loongarch64 on Debian 12, takes the newer Debian its table entry '
-                        'names), or "debian-13" for every arch: a Debian 13 root made once in '
-                        'the cache (own build dirs)')
+                        'and QEMU (default; an arch whose table entry names a Debian newer '
+                        'than the machine\'s, '
+                        f'{", ".join(a.name for a in arches.ARCHES if a.toolchain)}, takes '
+                        'that Debian\'s root), or "debian-13" for every arch: a Debian 13 root '
+                        'made once in the cache (own build dirs)')
     p.add_argument('--list-arches', action='store_true', help='print the arch table and exit')
     p.add_argument('--list-kernels', action='store_true',
                    help='print the kernel table and exit')
-    return p.parse_args(argv)
+    return p
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    return parser().parse_args(argv)
 
 
 def _progress(i: int, n: int, name: str, start: float) -> Any:

@@ -73,8 +73,9 @@ SERIES: Tuple[Series, ...] = (
     # what the tests need of an older kernel's API: for-<kernel>/ only
     Series('tests-compat', 'nobody: the KUnit tests adapted to an older kernel\'s API, to run '
            'them there', debian_only=True),
-    # 6.12 only: three of the six drivers are gone in 7.3 (README.md)
-    Series('coccinelle', 'the Coccinelle maintainers: the semantic patch behind the audit',
+    # 6.12 only: three of the six drivers are gone in 7.3 (docs/kernels.md)
+    Series('coccinelle', 'the Coccinelle maintainers: the semantic patch behind '
+           'docs/pad-sites.md',
            only_on=('6.12',)),
     Series('drivers-rfc', 'net-next, as an RFC: the drivers the semantic patch converts',
            only_on=('6.12',)),
@@ -88,11 +89,6 @@ def layers(kernel: Kernel = DEFAULT, tests_dir: Path = TESTS_DIR, series_dir: Pa
     """The stack every job tests, in the order above (@tests_dir: a copy of
     kunit-tests/; @debian: the base is Debian's tree, which takes the tree fixes)."""
     return [s.layer(kernel, tests_dir, series_dir, debian) for s in SERIES]
-
-
-def all_patches(kernel: Kernel = DEFAULT, series_dir: Path = SERIES_DIR) -> List[Path]:
-    """What a run applies to Debian's tree, tree fixes included."""
-    return [p for s in SERIES for p in s.patches(kernel, series_dir)]
 
 
 def mailed_patches(kernel: Kernel = DEFAULT, series_dir: Path = SERIES_DIR) -> List[Path]:

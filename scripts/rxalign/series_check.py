@@ -141,9 +141,12 @@ def compare(path: str, cocci: Lines, series: Lines) -> Tuple[bool, str]:
     return True, f'exactly patch mode\'s {n} statements'
 
 
+def parser() -> argparse.ArgumentParser:
+    return argparse.ArgumentParser(prog='series-check', description=__doc__.split('\n')[0])
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    p = argparse.ArgumentParser(prog='series-check', description=__doc__.split('\n')[0])
-    p.parse_args(argv)
+    parser().parse_args(argv)
     patches = list(series.DRIVERS.patches())
     files = series.touched_c_files(patches)
     cache = Cache(default_root())

@@ -21,7 +21,7 @@ from .arches import Arch
 from .cache import Cache
 from .debian_root import RELEASES, Release, Root, open_root
 from .exitcodes import Exit, HarnessError
-from .toolchain import check as check_probe, run_here
+from .probes import check as check_probe, run_here
 
 HOST = 'host'
 NAMES = (HOST, *RELEASES)

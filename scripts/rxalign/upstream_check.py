@@ -42,7 +42,7 @@ from .cli import run_main
 from .kbuild import BUILTIN, kconfig_symbol
 from .exitcodes import Exit, HarnessError
 from .paths import SERIES_DIR, TESTS_DIR
-from .toolchain import build_env
+from .build_env import build_env
 
 PROG = 'upstream-check'
 BUILD_ARCH = 'x86_64'
@@ -346,7 +346,7 @@ def _export(plan: mail.MailPlan, patches: Sequence[Path], worktree: Path) -> Dic
     return mail.mails_for(plan, list(patches), worktree, m.group(1), m.group(2))
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0],
                                 epilog='exit status: 0 every check passed, 1 a check failed, '
                                        '2 usage, 3 the tree could not be prepared, '
@@ -354,8 +354,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument('series', nargs='*', help='which series (default: every mailed one: '
                    f'{", ".join(s.name for s in series.SERIES if not s.debian_only)})')
     p.add_argument('--no-build', action='store_true', help='leave out the per-patch builds')
-    p.add_argument('--jobs', type=int, default=2)
-    args = p.parse_args(sys.argv[1:] if argv is None else argv)
+    p.add_argument('--jobs', type=int, default=2, help='make -j (default: 2)')
+    return p
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = parser().parse_args(sys.argv[1:] if argv is None else argv)
 
     def run() -> int:
         chosen = [s for s in series.SERIES if not s.debian_only and s.only_on in ((), None)]

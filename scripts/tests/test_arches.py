@@ -16,6 +16,7 @@ from default_tree import default_tree
 from rxalign import arches, kernels, run_kunit, series
 from rxalign.boot import TREE_CONFIGS
 from rxalign.exitcodes import Exit
+from rxalign.paths import QEMU_CONFIGS
 from rxalign.kunit_driver import MODULE, dtb_args, free_udp_port, nic_exec_args
 from rxalign.paths import TESTS_DIR
 
@@ -114,7 +115,7 @@ def test_own_qemu_config_agrees_with_its_entry(arch: arches.Arch) -> None:
 def test_every_qemu_config_has_an_entry() -> None:
     used = {p.name for a in arches.ARCHES for p in (a.qemu_config_path(), a.qemu_config_path(True))
             if p is not None}
-    assert used == {p.name for p in arches.QEMU_CONFIGS.glob('*.py')}
+    assert used == {p.name for p in QEMU_CONFIGS.glob('*.py')}
 
 
 def test_names_unique_and_firmware_absolute() -> None:

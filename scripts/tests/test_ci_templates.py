@@ -1,7 +1,7 @@
 """The CI templates: both shapes, every arch required, no exit thrown away.
 
-The GitLab template is also run for real with gitlab-ci-local (see the
-README's "CI templates" section); these checks keep what that trial proved.
+The GitLab template is also run for real with gitlab-ci-local (see
+docs/ci.md); these checks keep what that trial proved.
 """
 
 from __future__ import annotations

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import re
 from pathlib import Path
 from typing import NoReturn
 
@@ -13,7 +12,6 @@ from rxalign.cli import run_main
 from rxalign.exitcodes import Exit, HarnessError
 
 RXALIGN = Path(__file__).resolve().parents[1] / 'rxalign'
-README = Path(__file__).resolve().parents[2] / 'README.md'
 
 
 def raises(e: BaseException) -> NoReturn:
@@ -44,16 +42,10 @@ def test_every_entry_point_runs_in_the_wrapper() -> None:
             assert 'run_main(' in text, module.name
 
 
-def test_the_readme_documents_every_status() -> None:
-    table = README.read_text().split('## Exit statuses', 1)[1].split('\n\n', 2)[1:3]
-    documented = {int(n) for n in re.findall(r'^\| (\d+) \|', '\n\n'.join(table), re.M)}
-    assert documented == {int(e) for e in Exit}
-
-
 def test_an_expected_rule_naming_no_case_is_a_usage_error_before_any_work(
         tmp_path: Path) -> None:
     """`--expected` with a case name the module does not declare was accepted
-    (only the suite was checked); the README says a typo is exit 2."""
+    (only the suite was checked); docs/results.md says a typo is exit 2."""
     from rxalign import known_failures
     from rxalign.declared import declared_cases, expected_suites
     from rxalign.paths import TESTS_DIR

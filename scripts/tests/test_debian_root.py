@@ -2,7 +2,7 @@
 
 mmdebstrap is replaced by a script that does what the real one did on this
 machine (its saved messages are in fixtures/debian_root/): the real runs
-(no network, a wrong keyring, a full disk) are in the README.
+(no network, a wrong keyring, a full disk) are in docs/exit-statuses.md.
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ import pytest
 
 from rxalign import mutations
 from rxalign.exitcodes import Exit
+from rxalign.paths import MUTATION_PATCHES, SCRIPTS
 from rxalign.results import (ArchStatus, Case, CaseStatus, Problem, ProblemKind, Results,
                              Verdict)
 
@@ -48,7 +49,7 @@ def test_a_crash_is_no_kill() -> None:
 
 def test_every_mutation_has_its_patch() -> None:
     for m in mutations.MUTATIONS:
-        assert (mutations.PATCHES / f'{m.name}.patch').is_file(), m.name
+        assert (MUTATION_PATCHES / f'{m.name}.patch').is_file(), m.name
 
 
 # What CI runs (kernel, profile, arch): scripts/test's runs; --drivers boots
@@ -59,7 +60,7 @@ CI_BUILDS = {('6.12', '', a) for a in ('x86_64', 'powerpc', 'powerpc32')} | {
 
 
 def test_ci_runs_only_mutations_on_kernels_ci_builds_anyway() -> None:
-    text = (mutations.HERE / 'test').read_text()
+    text = (SCRIPTS / 'test').read_text()
     assert '"$here/mutation-test" --ci' in text
     for m in mutations.MUTATIONS:
         if not m.not_in_ci:

@@ -1,4 +1,4 @@
-"""The semantic patch of kernel-patches/ on a small driver, and the audit around it."""
+"""The semantic patch of kernel-patches/ on a small driver, and scripts/pad-sites around it."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rxalign import audit, kbuild, paths
+from rxalign import kbuild, pad_sites, paths
 
 SERIES = Path(__file__).resolve().parents[2] / 'kernel-patches' / 'coccinelle'
 
@@ -169,7 +169,7 @@ def tree(tmp_path: Path) -> Path:
 
 
 def test_grep_sees_dead_code_as_dead(tree: Path) -> None:
-    sites = audit.grep_sites(tree)
+    sites = pad_sites.grep_sites(tree)
     assert [(n, live) for _, n, live in sites] == [
         (9, True), (20, True), (30, True), (42, True), (54, True), (59, True), (69, True),
         (76, True), (86, True), (95, True), (101, False), (111, True), (123, True),
@@ -190,7 +190,7 @@ CLASSES = [(9, 'dma'), (20, 'copy'), (30, 'other'), (42, 'dma'), (54, 'hw'), (59
 
 @SPATCH
 def test_report_mode_classifies(tree: Path, tmp_path: Path) -> None:
-    sites = audit.spatch_sites(tree, ['drivers/net/fake.c'], tmp_path / 'log')
+    sites = pad_sites.spatch_sites(tree, ['drivers/net/fake.c'], tmp_path / 'log')
     assert [(s.line, s.cls) for s in sites] == CLASSES
     why = {s.line: s.why for s in sites}
     assert 'mapped before the reserve' in why[54] and 'data - 2' in why[59]
@@ -251,11 +251,11 @@ def test_patch_mode_converts_the_dma_class_only(tree: Path) -> None:
 
 
 def test_markdown_counts(tree: Path) -> None:
-    sites = [audit.Site('drivers/net/fake.c', 9, 'dma', 'dma: x', 'skb_reserve(skb, 2);'),
-             audit.Site('drivers/net/fake.c', 20, 'copy', 'copy: x', 'skb_reserve(skb, 2);'),
-             audit.Site('drivers/net/old.c', 7, 'copy', 'PIO', 'skb_reserve(skb, 2);',
+    sites = [pad_sites.Site('drivers/net/fake.c', 9, 'dma', 'dma: x', 'skb_reserve(skb, 2);'),
+             pad_sites.Site('drivers/net/fake.c', 20, 'copy', 'copy: x', 'skb_reserve(skb, 2);'),
+             pad_sites.Site('drivers/net/old.c', 7, 'copy', 'PIO', 'skb_reserve(skb, 2);',
                         by='review')]
-    md = audit.markdown('fake', sites, [], [('drivers/net/fake.c', 49)], ['drivers/net/gone.c'])
+    md = pad_sites.markdown('fake', sites, [], [('drivers/net/fake.c', 49)], ['drivers/net/gone.c'])
     assert '| dma | 1 | 1 | 0 | 1 |' in md and '| copy | 2 | 1 | 1 | 2 |' in md
     assert '| other | 0 | 0 | 0 | 0 |' in md
     assert '`drivers/net/fake.c:49`' in md and '`drivers/net/gone.c`' in md
@@ -268,21 +268,21 @@ def test_review_classifies_only_other_sites_and_names_stale_entries(tmp_path: Pa
                       'drivers/net/a.c  copy  ei_block_input() reads the frame by PIO\n'
                       'drivers/net/b.c  dma  mapped in refill()\n'
                       'drivers/net/gone.c  hw  gone\n')
-    sites = [audit.Site('drivers/net/a.c', 1, 'other', 'other: x', 'c'),
-             audit.Site('drivers/net/b.c', 2, 'copy', 'copy: x', 'c'),
-             audit.Site('drivers/net/b.c', 3, 'other', 'other: x', 'c')]
-    out, stale = audit.apply_review(sites, audit.load_review(review))
+    sites = [pad_sites.Site('drivers/net/a.c', 1, 'other', 'other: x', 'c'),
+             pad_sites.Site('drivers/net/b.c', 2, 'copy', 'copy: x', 'c'),
+             pad_sites.Site('drivers/net/b.c', 3, 'other', 'other: x', 'c')]
+    out, stale = pad_sites.apply_review(sites, pad_sites.load_review(review))
     assert [(s.cls, s.by) for s in out] == [('copy', 'review'), ('copy', 'semantic patch'),
                                            ('dma', 'review')]
     assert out[0].why == 'ei_block_input() reads the frame by PIO'
     assert stale == ['drivers/net/gone.c']
     review.write_text('drivers/net/a.c  maybe  who knows\n')
     with pytest.raises(ValueError, match='reviewed.txt:1'):
-        audit.load_review(review)
+        pad_sites.load_review(review)
 
 
 def test_the_committed_review_parses() -> None:
-    review = audit.load_review(audit.REVIEWED)
+    review = pad_sites.load_review(pad_sites.REVIEWED)
     assert review and all(cls != 'other' for cls, _ in review.values())
 
 

@@ -2,25 +2,22 @@
 
 A kernel built by a compiler that drops a branch's condition does not fail
 to build: it boots silently and times out, five minutes of build later,
-looking like a QEMU or kernel problem. A probe compiles a few lines shaped
-like the code that goes wrong and reads the machine code, so the run says
-what is wrong before it builds anything.
-
-And the environment every build runs in (build_env): ccache in the cache,
-reproducible build stamps, no ARCH or CROSS_COMPILE of the caller's.
+looking like a QEMU or kernel problem. A probe (scripts/probes/) compiles a
+few lines shaped like the code that goes wrong and reads the machine code,
+so the run says what is wrong before it builds anything. Which compiler a
+probe runs on, the machine's or a Debian root's, is toolchains.py's.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, List, Optional, Sequence
 
-from .cache import Cache
+from .paths import PROBES
 
 # How a command runs: on the machine, or inside a Debian root (toolchains.py).
 Runner = Callable[[Sequence[str]], 'subprocess.CompletedProcess[str]']
@@ -28,8 +25,6 @@ Runner = Callable[[Sequence[str]], 'subprocess.CompletedProcess[str]']
 
 def run_here(cmd: Sequence[str]) -> 'subprocess.CompletedProcess[str]':
     return subprocess.run(list(cmd), capture_output=True, text=True, check=False)
-
-PROBES = Path(__file__).resolve().parent.parent / 'probes'
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,7 +55,7 @@ SH_TBIT = Probe(
         'sh_treg_combine pass), so every kernel it builds is miscompiled: its zImage '
         'decompressor takes its input for NULL and printk_delay() never returns',
     # GCC 14.2 (Debian 13's sh4-linux-gnu-gcc) tests the register: its
-    # disassembly is scripts/tests/fixtures/toolchain/sh_tbit-gcc14.2-O2.dis
+    # disassembly is scripts/tests/fixtures/probes/sh_tbit-gcc14.2-O2.dis
     fixed_by='--toolchain debian-13 (its sh4-linux-gnu-gcc 14.2 builds it right)')
 
 
@@ -122,33 +117,3 @@ def check(probe: Probe, cross_compile: str, run: Runner = run_here,
             'first on PATH (a symlink to another GCC for the arch will do), '
             + (f'or run with {probe.fixed_by}, ' if probe.fixed_by else '')
             + 'or leave the arch out of --arch')
-
-
-CCACHE_SIZE = '5G'
-
-
-def build_env(cache: Cache, first_build: bool = False) -> Dict[str, str]:
-    """The environment of kunit.py and make: ccache in @cache, fixed build stamps.
-
-    @first_build: nothing is built in the build dir yet, so make compiles every
-    object once and ccache's preprocessor pass and hashing are pure cost (a full
-    x86_64 build: 297 s through ccache, 209 s without); ccache serves the
-    builds after it, where a tree that changes back (a mutation run, a series
-    edited and restored) meets objects it has seen.  CCACHE_DISABLE rather than
-    another CC: make's command lines stay those of every later build, so
-    nothing is rebuilt because the compiler's spelling changed.
-    """
-    env = dict(os.environ)
-    if first_build:
-        env['CCACHE_DISABLE'] = '1'
-    # Not depend mode (CCACHE_DEPEND), although it made cold misses cheaper
-    # (a full x86_64 build: 297 s in the default mode, 209 s without ccache):
-    # under it, a mutation-test run once booted the skbuff.o of an earlier
-    # mutation of the same file.
-    env.update(CCACHE_DIR=str(cache.ccache), CCACHE_BASEDIR=str(cache.root),
-               CCACHE_NOHASHDIR='1', CCACHE_MAXSIZE=CCACHE_SIZE,
-               KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2000',
-               KBUILD_BUILD_USER='rx-align', KBUILD_BUILD_HOST='qemu')
-    env.pop('ARCH', None)
-    env.pop('CROSS_COMPILE', None)
-    return env
