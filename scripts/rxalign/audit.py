@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from . import tree
+from . import deps, tree
 from .cache import Cache, default_root
 from .cli import run_main
 from .kernels import DEFAULT
@@ -43,6 +43,9 @@ TODO = {
     'other': 'nothing seen in the function, not reviewed yet: review by hand',
 }
 REVIEWED = REPO / 'audit/reviewed.txt'
+# libpython3-dev: the .cocci's python rules; Debian 13's spatch dlopens libpython3.13.so,
+# which only the -dev package links (Debian 12's finds its libpython without it)
+PACKAGES = ('coccinelle', 'libpython3-dev')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -183,6 +186,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument('--review', type=Path, default=REVIEWED,
                    help='hand classification of "other" sites (default: audit/reviewed.txt)')
     args = p.parse_args(argv)
+    deps.ensure_packages(PACKAGES, print)
     if args.tree:
         return audit(args, args.tree)
     # The state the series starts from: the pristine sources, with the

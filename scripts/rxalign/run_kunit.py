@@ -166,10 +166,21 @@ def select_kernel(name: str) -> kernels.Kernel:
     try:
         return kernels.select(name)
     except KeyError:
-        raise HarnessError(Exit.ENVIRONMENT, f'--kernel {name!r}: Debian ships no such '
-                           'kernel source package that we know of; known: '
-                           f'{", ".join(k.name for k in kernels.KERNELS)} (add a row to '
-                           'scripts/rxalign/kernels.py for another)') from None
+        raise HarnessError(Exit.USAGE, f'--kernel {name!r}: not one of the Debian kernel source '
+                           'packages this project knows '
+                           f'({", ".join(k.name for k in kernels.KERNELS)}: --list-kernels); '
+                           'for any other kernel, give its source tree with --tree PATH (a '
+                           'git checkout or an unpacked tarball) instead of --kernel') from None
+
+
+def results_root(cwd: Path) -> Path:
+    """Where runs go without --out, and where the previous run is looked for:
+    kunit-results/ here, or beside the kernel tree @cwd is in (a run never
+    writes into a kernel tree; --tree is read, never written)."""
+    for d in (cwd, *cwd.parents):
+        if all((d / marker).is_file() for marker in tree.KERNEL_MARKERS):
+            return d.parent / RESULTS
+    return RESULTS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -184,10 +195,11 @@ class Plan:
     out: Path
     latest: Optional[Path]              # kunit-results/latest, without --out
     run_id: str
+    results_root: Path                  # kunit-results/: the default --out, earlier runs
 
 
 def check_args(args: argparse.Namespace) -> Plan:
-    """Every argument, before any work or lock: exit 2 (exit 4: a kernel we do not know)."""
+    """Every argument, before any package check, work or lock: exit 2."""
     kernel = select_kernel(args.kernel or kernels.DEFAULT.name)
     if args.tree and args.kernel:
         raise HarnessError(Exit.USAGE, '--tree and --kernel name two trees: give one')
@@ -204,13 +216,18 @@ def check_args(args: argparse.Namespace) -> Plan:
                                        declared_cases(TESTS_DIR))
     since = baseline.Option.parse(args.baseline)
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime('%Y%m%d-%H%M%S')
-    out = outdir.check(args.out or RESULTS / stamp)
+    root = results_root(Path.cwd())
+    out = outdir.check(args.out or root / stamp)
     latest = None if args.out else out.parent / 'latest'
     if latest:
         outdir.check_latest(latest)
+    if root != RESULTS and not args.out:
+        say(f'the current directory is in a kernel tree: the results go beside it, in '
+            f'{out.parent} (--out DIR to choose)')
     return Plan(args=args, kernel=kernel, user_tree=user_tree, arches=selected, known=known,
                 since=since, out=out, latest=latest,
-                run_id=args.run_id or f'local-{stamp}-{secrets.token_hex(3)}')
+                run_id=args.run_id or f'local-{stamp}-{secrets.token_hex(3)}',
+                results_root=root)
 
 
 def unbuildable(kernel: Optional[kernels.Kernel], arch: arches.Arch) -> Optional[HarnessError]:
@@ -390,7 +407,7 @@ def run(args: argparse.Namespace) -> int:
                                            run_settings(plan, ready, cache, lock, chains),
                                            staging.path)
         results = record(plan, ready, verdicts, interrupted)
-        comparison = plan.since.compare(results, RESULTS)
+        comparison = plan.since.compare(results, plan.results_root)
         write_results(staging.path, results, comparison)
         staging.commit()
     if plan.latest:
