@@ -163,7 +163,10 @@ def _snapshot_files(source: Path, repo: Path, env: Dict[str, str]) -> List[str]:
     tracks plus untracked files its ignore rules do not name; for a plain
     directory, every file but BUILD_OUTPUT, whatever its ignore files say."""
     if source != repo and (source / '.git').exists():
-        out = _git(source, 'ls-files', '-z', '--cached', '--others', '--exclude-standard').stdout
+        # read, never written: a checkout of another owner (the host's user's,
+        # in a container run as root: docs/containers.md) is as good
+        out = _git(source, '-c', f'safe.directory={source}', 'ls-files', '-z', '--cached',
+                   '--others', '--exclude-standard').stdout
     else:
         excludes = repo / '.git' / 'rxalign-build-output'
         excludes.write_text('\n'.join(BUILD_OUTPUT) + '\n')
