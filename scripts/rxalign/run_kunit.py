@@ -423,9 +423,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             for k in kernels.KERNELS]))
         return 0
     if args.list_arches:
-        say(fmt.columns([('arch', 'default', 'policy', 'NICs (--drivers)')] + [
-            (a.name, 'default' if a.default else '', a.policy,
-             ', '.join(n.qemu_device for n in a.nics)) for a in arches.ARCHES]))
+        say(fmt.columns([('arch', 'default', 'policy', '--drivers NICs: driver (QEMU device)')]
+                        + [(a.name, 'default' if a.default else '', a.policy,
+                            ', '.join(n.driver + ('' if n.driver == n.qemu_device
+                                                  else f' ({n.qemu_device})') for n in a.nics))
+                           for a in arches.ARCHES]))
         return 0
     return run_main(PROG, lambda: run(args), 'interrupted before any arch finished; the '
                     'partial results were removed, the next run starts clean')
