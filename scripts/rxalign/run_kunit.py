@@ -33,6 +33,7 @@ from .verdict import judge
 PROG = 'run-kunit'
 RESULTS = Path('kunit-results')
 RUN_ID_ENV = 'RXALIGN_RUN_ID'
+CI_ENV = 'CI'           # set (to "true") by GitLab CI, GitHub Actions and most others
 IDLE_DEFAULT = 60
 
 
@@ -100,6 +101,11 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                         'and loongarch64 on Debian 12, takes the newer Debian its table entry '
                         'names), or "debian-13" for every arch: a Debian 13 root made once in '
                         'the cache (own build dirs)')
+    p.add_argument('--ci', action='store_true',
+                   help='a CI job, whose cache (ccache, trees, build dirs) outlives the job '
+                        'but whose build dirs start empty: ccache from a build dir\'s first '
+                        f'build on (default: on when ${CI_ENV} is set, as GitLab and GitHub '
+                        'set it)')
     p.add_argument('--list-arches', action='store_true', help='print the arch table and exit')
     p.add_argument('--list-kernels', action='store_true',
                    help='print the kernel table and exit')
@@ -301,7 +307,13 @@ def run_settings(plan: Plan, ready: ReadyTree, cache: Cache, lock: Lock,
                        profile=Profile(slim=not args.no_slim, debug=args.debug),
                        slim_kept=kept, jobs=args.jobs, timeout=args.timeout,
                        idle_timeout=args.idle_timeout, drivers=args.drivers, lock=lock,
-                       toolchains=chains)
+                       toolchains=chains, ccache_first_build=in_ci(args))
+
+
+def in_ci(args: argparse.Namespace) -> bool:
+    """--ci, or $CI set (not "false"): a job whose cache is restored from the last
+    pipeline's, where a first build's objects are the next pipeline's hits."""
+    return bool(args.ci) or os.environ.get(CI_ENV, '').lower() not in ('', '0', 'false')
 
 
 def run_arches(plan: Plan, problems: Dict[str, HarnessError], settings: RunSettings,
