@@ -9,7 +9,7 @@ from typing import Dict, List
 
 import pytest
 
-from rxalign import tree
+from rxalign import patches, tree
 from rxalign.cache import Cache
 from rxalign.exitcodes import Exit, HarnessError
 
@@ -147,7 +147,8 @@ def test_a_patch_that_does_not_apply_is_named_and_leaves_no_half_tree(
     ok = tree.prepare(cache, base, layers([good], tests), lambda m: None)
     with pytest.raises(HarnessError) as err:
         tree.prepare(cache, base, [*layers([good], tests),
-                                   tree.Layer('extra', patches=(bad,))], lambda m: None)
+                                   tree.Layer('extra', extra=patches.read([bad])[0].patches)],
+                     lambda m: None)
     assert err.value.status == Exit.PATCH
     assert '0002-stale.patch' in err.value.message and '--patches' in err.value.message
     t = ok.path
