@@ -20,12 +20,27 @@ apt_ensure() {
 	PYTHONPATH="$LIB_DIR${PYTHONPATH:+:$PYTHONPATH}" "$PYTHON" -m rxalign.deps_main "$@"
 }
 
+# container_command [ENTRY]: the one command that runs an entry point in a
+# Debian 13 container on a machine that is not Debian (rxalign/deps.py's
+# container_command, which the tests hold equal; docs/containers.md).
+container_command() {
+	local repo
+	repo=$(dirname "$LIB_DIR")
+	echo "podman run --rm -v $repo:$repo:z -w $repo -v rx-align-cache:/root/.cache/rx-align" \
+		"docker.io/library/debian:13 scripts/${1:-run-kunit} ARGS..."
+}
+
 # Debian's interpreter, not whatever python3 comes first on PATH: the
 # Debian packages we use (pytest, yaml) are installed for it.
 PYTHON=/usr/bin/python3
 # Only python3 itself is installed from here: everything else goes through it.
 ensure_python() {
 	[ -x "$PYTHON" ] && return 0
+	if ! command -v apt-get >/dev/null; then
+		die_env "$PYTHON is missing, and there is no apt-get: rx-align needs Debian 12 or 13;" \
+			"run it in a Debian container instead (docker run takes the same arguments as" \
+			"podman run): $(container_command "$(basename "$0")") (docs/containers.md)"
+	fi
 	if [ -n "${RXALIGN_NO_INSTALL:-}" ] || [ "$(id -u)" -ne 0 ]; then
 		die_env "$PYTHON is missing; install it with: sudo apt-get install python3"
 	fi

@@ -14,6 +14,10 @@ from .probes import SH_TBIT, Probe
 class Nic:
     """An emulated NIC for run-kunit --drivers: QEMU's device and what builds its driver."""
     qemu_device: str
+    # the Linux driver that binds it, by the name it registers: the drivers
+    # suite's driver= and its rx_drivers[] row (QEMU's rtl8139 is a C+ chip,
+    # which 8139cp drives; sungem registers as gem, sunhme as hme)
+    driver: str
     kconfig: Tuple[str, ...]   # CONFIG_ names, without the prefix
     # the machine builds it in and takes it from -nic (model=), not -device
     onboard: bool = False
@@ -24,39 +28,41 @@ class Nic:
 
 
 _PCI = ('PCI',)
-E1000 = Nic('e1000', _PCI + ('NET_VENDOR_INTEL', 'E1000'))
-E1000E = Nic('e1000e', _PCI + ('NET_VENDOR_INTEL', 'E1000E'))
-IGB = Nic('igb', _PCI + ('NET_VENDOR_INTEL', 'IGB'))    # QEMU 8.0 and later
-E100 = Nic('i82559er', _PCI + ('NET_VENDOR_INTEL', 'E100'))
-RTL8139_CP = Nic('rtl8139', _PCI + ('NET_VENDOR_REALTEK', '8139CP'))
-PCNET32 = Nic('pcnet', _PCI + ('NET_VENDOR_AMD', 'PCNET32'))
-NE2K_PCI = Nic('ne2k_pci', _PCI + ('NET_VENDOR_8390', 'NE2K_PCI'))
-TULIP = Nic('tulip', _PCI + ('NET_VENDOR_DEC', 'NET_TULIP', 'TULIP'))
-VMXNET3 = Nic('vmxnet3', _PCI + ('VMXNET3',))
+E1000 = Nic('e1000', 'e1000', _PCI + ('NET_VENDOR_INTEL', 'E1000'))
+E1000E = Nic('e1000e', 'e1000e', _PCI + ('NET_VENDOR_INTEL', 'E1000E'))
+IGB = Nic('igb', 'igb', _PCI + ('NET_VENDOR_INTEL', 'IGB'))    # QEMU 8.0 and later
+E100 = Nic('i82559er', 'e100', _PCI + ('NET_VENDOR_INTEL', 'E100'))
+RTL8139_CP = Nic('rtl8139', '8139cp', _PCI + ('NET_VENDOR_REALTEK', '8139CP'))
+PCNET32 = Nic('pcnet', 'pcnet32', _PCI + ('NET_VENDOR_AMD', 'PCNET32'))
+NE2K_PCI = Nic('ne2k_pci', 'ne2k-pci', _PCI + ('NET_VENDOR_8390', 'NE2K_PCI'))
+TULIP = Nic('tulip', 'tulip', _PCI + ('NET_VENDOR_DEC', 'NET_TULIP', 'TULIP'))
+VMXNET3 = Nic('vmxnet3', 'vmxnet3', _PCI + ('VMXNET3',))
 # on the ISA bus at the card's default port (0x300), found by ne.c's boot probe
-NE2K_ISA = Nic('ne2k_isa', ('ISA', 'NET_VENDOR_8390', 'NE2000'))
-VIRTIO_PCI = Nic('virtio-net-pci', _PCI + ('VIRTIO_MENU', 'VIRTIO_PCI', 'VIRTIO_NET'))
-SUNGEM = Nic('sungem', _PCI + ('NET_VENDOR_SUN', 'SUNGEM'))
-IBMVETH = Nic('spapr-vlan', ('NET_VENDOR_IBM', 'IBMVETH'))
-SUNHME = Nic('sunhme', _PCI + ('NET_VENDOR_SUN', 'HAPPYMEAL'))
+NE2K_ISA = Nic('ne2k_isa', 'ne', ('ISA', 'NET_VENDOR_8390', 'NE2000'))
+VIRTIO_PCI = Nic('virtio-net-pci', 'virtio_net',
+                 _PCI + ('VIRTIO_MENU', 'VIRTIO_PCI', 'VIRTIO_NET'))
+SUNGEM = Nic('sungem', 'gem', _PCI + ('NET_VENDOR_SUN', 'SUNGEM'))
+IBMVETH = Nic('spapr-vlan', 'ibmveth', ('NET_VENDOR_IBM', 'IBMVETH'))
+SUNHME = Nic('sunhme', 'hme', _PCI + ('NET_VENDOR_SUN', 'HAPPYMEAL'))
 # the boards' own NICs
-SMC91X = Nic('smc91c111', ('GPIOLIB', 'NET_VENDOR_SMSC', 'SMC91X'), onboard=True)
-LAN9118 = Nic('lan9118', ('NET_VENDOR_SMSC', 'SMSC911X'), onboard=True)
-XGMAC = Nic('xgmac', ('NET_CALXEDA_XGMAC',), onboard=True)
-IMX_FEC = Nic('imx.enet', ('NET_VENDOR_FREESCALE', 'FEC'), onboard=True)
-FTGMAC100 = Nic('ftgmac100', ('NET_VENDOR_FARADAY', 'FTGMAC100'), onboard=True)
+SMC91X = Nic('smc91c111', 'smc91x', ('GPIOLIB', 'NET_VENDOR_SMSC', 'SMC91X'), onboard=True)
+LAN9118 = Nic('lan9118', 'smsc911x', ('NET_VENDOR_SMSC', 'SMSC911X'), onboard=True)
+XGMAC = Nic('xgmac', 'calxedaxgmac', ('NET_CALXEDA_XGMAC',), onboard=True)
+IMX_FEC = Nic('imx.enet', 'fec', ('NET_VENDOR_FREESCALE', 'FEC'), onboard=True)
+FTGMAC100 = Nic('ftgmac100', 'ftgmac100', ('NET_VENDOR_FARADAY', 'FTGMAC100'), onboard=True)
 # Zynq-7000's Cadence GEM (macb)
-CADENCE_GEM = Nic('cadence_gem', ('NET_VENDOR_CADENCE', 'MACB'), onboard=True)
+CADENCE_GEM = Nic('cadence_gem', 'macb', ('NET_VENDOR_CADENCE', 'MACB'), onboard=True)
 # the Quadra 800's onboard DP83932 SONIC (macsonic)
-MACSONIC = Nic('dp83932', ('NET_VENDOR_NATSEMI', 'MACSONIC'), onboard=True)
+MACSONIC = Nic('dp83932', 'macsonic', ('NET_VENDOR_NATSEMI', 'MACSONIC'), onboard=True)
 # sun4m's Am7990 on the SBus (sunlance); the SS-5 has no slot for another
-SUNLANCE = Nic('lance', ('NET_VENDOR_AMD', 'SUNLANCE'), onboard=True)
-VIRTIO_MMIO = Nic('virtio-net-device', ('VIRTIO_MENU', 'VIRTIO_MMIO', 'VIRTIO_NET'))
+SUNLANCE = Nic('lance', 'sunlance', ('NET_VENDOR_AMD', 'SUNLANCE'), onboard=True)
+VIRTIO_MMIO = Nic('virtio-net-device', 'virtio_net',
+                  ('VIRTIO_MENU', 'VIRTIO_MMIO', 'VIRTIO_NET'))
 # s390's channel I/O transport (virtio_ccw: S390_GUEST, on by default)
-VIRTIO_CCW = Nic('virtio-net-ccw', ('VIRTIO_MENU', 'VIRTIO_NET'))
+VIRTIO_CCW = Nic('virtio-net-ccw', 'virtio_net', ('VIRTIO_MENU', 'VIRTIO_NET'))
 # QEMU's USB network function (CDC Ethernet; RNDIS is its other configuration)
-USB_NET = Nic('usb-net', ('USB_SUPPORT', 'USB', 'USB_NET_DRIVERS', 'USB_USBNET',
-                          'USB_NET_CDCETHER'))
+USB_NET = Nic('usb-net', 'cdc_ether', ('USB_SUPPORT', 'USB', 'USB_NET_DRIVERS', 'USB_USBNET',
+                                       'USB_NET_CDCETHER'))
 # the virt machines' PCIe host bridge (ECAM), which kunit.py's configs leave out
 _ECAM = ('PCI', 'PCI_HOST_GENERIC')
 _X86_NICS = (E1000, E1000E, E100, PCNET32, NE2K_PCI, TULIP, VMXNET3, VIRTIO_PCI)

@@ -197,6 +197,8 @@ def gone_rows(m: tables.Matrix, comparison: Optional[Comparison]) -> List[tables
 def read(d: Path) -> Results:
     """A baseline directory's results, or a usage error that says what to give instead."""
     fix = 'give --baseline a results directory of run-kunit, or --baseline none'
+    if d.name == 'results.json' and d.is_file():
+        d = d.parent            # the file names its directory
     if not (d / 'results.json').is_file():
         raise HarnessError(Exit.USAGE, f'--baseline {d}: no results.json there: {fix}')
     try:

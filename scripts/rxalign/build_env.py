@@ -20,7 +20,9 @@ def build_env(cache: Cache, first_build: bool = False) -> Dict[str, str]:
     builds after it, where a tree that changes back (a mutation run, a series
     edited and restored) meets objects it has seen.  CCACHE_DISABLE rather than
     another CC: make's command lines stay those of every later build, so
-    nothing is rebuilt because the compiler's spelling changed.
+    nothing is rebuilt because the compiler's spelling changed.  Not in CI
+    (run-kunit --ci): there the first build's objects are what the next
+    pipeline's job finds in the ccache it restores.
     """
     env = dict(os.environ)
     if first_build:

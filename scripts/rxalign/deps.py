@@ -5,11 +5,13 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from pathlib import Path
 from typing import Callable, Iterable, List, Optional, Sequence, Tuple
 
 from .arches import Arch
 from .exitcodes import Exit, HarnessError
 from .kernels import Kernel
+from .paths import REPO
 from .probes import check as check_probe
 
 # What every run needs, whatever the arch and kernel: the kernel's build deps.
@@ -18,6 +20,26 @@ BASE_PACKAGES = ('make', 'gcc', 'flex', 'bison', 'bc', 'libelf-dev',
 # --debug: a static busybox is the kmemleak /init (scripts/initramfs/kmemleak-init).
 DEBUG_PACKAGES = ('busybox-static',)
 NO_INSTALL_ENV = 'RXALIGN_NO_INSTALL'
+# Where this project runs when the machine is not Debian 12 or 13: a Debian 13
+# container, as root (apt-get installs what each run needs), the checkout at
+# its own path (results name their logs by it), the cache in a named volume.
+# scripts/lib.sh prints the same command (scripts/tests/test_environment.py).
+CONTAINER_IMAGE = 'docker.io/library/debian:13'
+CONTAINER_CACHE = '/root/.cache/rx-align'
+
+
+def container_command(repo: Path = REPO, entry: str = 'run-kunit') -> str:
+    """The one command that runs @entry in a Debian 13 container (docs/containers.md)."""
+    return (f'podman run --rm -v {repo}:{repo}:z -w {repo} -v rx-align-cache:{CONTAINER_CACHE} '
+            f'{CONTAINER_IMAGE} scripts/{entry} ARGS...')
+
+
+def not_debian(what: str) -> HarnessError:
+    """Exit 4 for a machine without Debian's package tools: what to run instead."""
+    return HarnessError(Exit.ENVIRONMENT, f'{what}: rx-align needs Debian 12 or 13, whose '
+                        'apt-get installs the compilers, QEMU and kernel sources each run '
+                        'needs; run it in a Debian container instead (docker run takes the same '
+                        f'arguments as podman run): {container_command()} (docs/containers.md)')
 
 
 def kernel_packages(kernel: Optional[Kernel]) -> Tuple[str, ...]:
@@ -29,6 +51,9 @@ def kernel_packages(kernel: Optional[Kernel]) -> Tuple[str, ...]:
 
 
 def missing_packages(packages: Iterable[str]) -> List[str]:
+    if not shutil.which('dpkg-query'):
+        raise not_debian('this machine has no dpkg-query (it is not Debian), so the packages '
+                         f'cannot be checked: {" ".join(dict.fromkeys(packages))}')
     missing = []
     for pkg in dict.fromkeys(packages):
         proc = subprocess.run(['dpkg-query', '-W', '-f=${Status}', pkg],
@@ -49,7 +74,9 @@ def ensure_packages(packages: Iterable[str], log: Callable[[str], None]) -> None
     if not missing:
         return
     cmd = 'apt-get install ' + ' '.join(missing)
-    if os.environ.get(NO_INSTALL_ENV) or os.geteuid() != 0 or not shutil.which('apt-get'):
+    if not shutil.which('apt-get'):
+        raise not_debian(f'missing packages {" ".join(missing)}, and no apt-get to install them')
+    if os.environ.get(NO_INSTALL_ENV) or os.geteuid() != 0:
         raise HarnessError(Exit.ENVIRONMENT, f'missing Debian packages: {" ".join(missing)}; '
                            f'install them with: sudo {cmd}')
     log(f'installing {" ".join(missing)} (apt-get)')

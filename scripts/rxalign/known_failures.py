@@ -89,6 +89,10 @@ def from_option(path: Optional[Path], suites: Collection[str],
     except OSError as e:
         raise HarnessError(Exit.USAGE, f'--expected {path}: {e.strerror or e}; give a file '
                            'of "ARCH: SUITE[.CASE]  # why" lines (docs/results.md: --expected)') from None
+    except UnicodeDecodeError as e:
+        raise HarnessError(Exit.USAGE, f'--expected {path}: not a text file (byte {e.start} is '
+                           f'no {e.encoding}); give a file of "ARCH: SUITE[.CASE]  # why" '
+                           'lines') from None
     except ValueError as e:
         raise HarnessError(Exit.USAGE, f'--expected: {e}') from None
     return rules

@@ -62,7 +62,8 @@ class RunSettings:
     lock: Optional[Lock] = None
     toolchains: Optional[Toolchains] = None  # None: the machine's own (toolchains.py)
     # ccache in an empty build dir too (bench: its warm scenario reads what the
-    # cold one stored); by default a first build skips it (build_env.py)
+    # cold one stored; run-kunit --ci: the next pipeline's job does); by
+    # default a first build skips it (build_env.py)
     ccache_first_build: bool = False
 
     def toolchain(self, arch: Arch) -> Toolchain:

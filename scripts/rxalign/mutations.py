@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
+from . import fmt
 from .cli import run_main
 from .exitcodes import Exit
 from .kernels import DEFAULT, NEWEST
@@ -269,17 +270,30 @@ def table(outcomes: List[Outcome]) -> str:
     return '\n'.join(rows) + '\n'
 
 
+def listing(mutations: Sequence[Mutation]) -> str:
+    """--list: a row per mutation, as run-kunit --list-arches prints its table."""
+    return fmt.columns([('mutation', 'arch', 'run-kunit', 'assertion class it proves', 'CI')] + [
+        (m.name, m.arch, f'--kernel {m.kernel}' + (f' --{m.profile}' if m.profile else ''),
+         m.assertion, f'no: {m.not_in_ci}' if m.not_in_ci else 'yes') for m in mutations])
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='mutation-test', description=__doc__.split('\n')[0])
     p.add_argument('--only', help='comma-separated mutation names')
     p.add_argument('--out', type=Path, help='where to keep each run (default: a temp dir)')
     p.add_argument('--ci', action='store_true',
                    help='leave out the mutations that need a kernel no other CI step builds')
+    p.add_argument('--list', action='store_true',
+                   help='print each mutation: where it bites, what it proves, whether CI '
+                        'runs it; and exit')
     return p
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser().parse_args(argv)
+    if args.list:
+        print(listing(MUTATIONS))
+        return 0
     chosen = [m for m in MUTATIONS if not args.only or m.name in args.only.split(',')]
     if not chosen:
         print(f'mutation-test: error: no mutation named {args.only}', file=sys.stderr)

@@ -23,8 +23,35 @@ from .exitcodes import Exit, HarnessError
 
 
 def check(out: Path, opt: str = '--out') -> Path:
-    """The absolute --out, or a usage error that names the fix."""
+    """The absolute --out, or a usage error that names the fix: said before any
+    work, so a path that cannot be made is refused before packages or the lock."""
     path = Path(os.path.abspath(out.expanduser()))
+    _free(path, out, opt)
+    _creatable(path, out, opt)
+    return path
+
+
+def _creatable(path: Path, out: Path, opt: str) -> None:
+    """The results are written beside @path and renamed onto it: its nearest
+    existing ancestor must be a directory where this user can make one. Tried
+    (a directory made and removed), since permissions alone do not say it
+    (/proc, a read-only mount, root)."""
+    ancestor = path.parent
+    while not os.path.lexists(ancestor):
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise HarnessError(Exit.USAGE, f'{opt} {out}: {ancestor} is not a directory; name a '
+                           'directory that can be made')
+    try:
+        probe = tempfile.mkdtemp(prefix=f'.{path.name}.', suffix='.probe', dir=ancestor)
+    except OSError as e:
+        raise HarnessError(Exit.USAGE, f'{opt} {out}: cannot create a directory in {ancestor} '
+                           f'({e.strerror}); name a directory you can write') from None
+    os.rmdir(probe)
+
+
+def _free(path: Path, out: Path, opt: str) -> None:
+    """@path does not exist, or is an empty directory."""
     if path.is_symlink() or (path.exists() and not path.is_dir()):
         raise HarnessError(Exit.USAGE, f'{opt} {out}: exists and is not a directory; name a '
                            'new directory (nothing there is ever overwritten)')
@@ -38,7 +65,6 @@ def check(out: Path, opt: str = '--out') -> Path:
             raise HarnessError(Exit.USAGE, f'{opt} {out}: the directory is not empty ({shown}); '
                                'name a new or empty directory: results never replace what '
                                'is there')
-    return path
 
 
 class Staging:
@@ -70,7 +96,7 @@ class Staging:
         they may be the only copy, and the error says where."""
         kept = self.path
         try:
-            check(self.out, self.opt)   # still new or empty?
+            _free(self.out, self.out, self.opt)   # still new or empty?
             os.replace(kept, self.out)
         except (HarnessError, OSError) as e:
             self._path = None           # never deleted: __exit__ leaves it alone

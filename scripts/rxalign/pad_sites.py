@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from . import tree
+from . import deps, tree
 from .cache import Cache, default_root
 from .cli import run_main
 from .kernels import DEFAULT
@@ -44,6 +44,9 @@ TODO = {
 }
 REVIEWED = REPO / 'docs/pad-sites-reviewed.txt'
 OUT = REPO / 'docs/pad-sites.md'
+# libpython3-dev: the .cocci's python rules; Debian 13's spatch dlopens libpython3.13.so,
+# which only the -dev package links (Debian 12's finds its libpython without it)
+PACKAGES = ('coccinelle', 'libpython3-dev')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -190,6 +193,7 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser().parse_args(argv)
+    deps.ensure_packages(PACKAGES, print)
     if args.tree:
         return survey(args, args.tree)
     # The state the series starts from: the pristine sources, with the

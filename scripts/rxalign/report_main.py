@@ -37,10 +37,10 @@ def parser() -> argparse.ArgumentParser:
                    help='known failures (docs/results.md); needs --out')
     p.add_argument('--require', metavar='A,B',
                    help='arches that must have results: one missing fails the merge (exit 3)')
-    p.add_argument('--baseline', type=Path, metavar='DIR',
-                   help='an earlier results directory: mark each case and offset cell that '
-                        'changed since (new-fail, fixed, changed, new, gone); shown, never '
-                        'gating')
+    p.add_argument('--baseline', metavar='DIR',
+                   help='an earlier results directory (or its results.json): mark each case '
+                        'and offset cell that changed since (new-fail, fixed, changed, new, '
+                        f'gone); shown, never gating; "{baseline.NONE}": no comparison')
     p.add_argument('--run-id', metavar='ID',
                    help='refuse results of any other run (the id run-kunit --run-id got)')
     return p
@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.out and len(args.dirs) != 1:
         raise HarnessError(Exit.USAGE, '--out is needed to merge several results directories')
     out = outdir.check(args.out, '--out') if args.out else None
-    then = baseline.read(args.baseline) if args.baseline else None
+    then = baseline.Option.parse(args.baseline).given
     declared = expected_suites(TESTS_DIR)
     rules = known_failures.from_option(args.expected, declared, declared_cases(TESTS_DIR))
     parts = _load(args.dirs)

@@ -10,14 +10,15 @@ import json
 import re
 import os
 import secrets
+import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from . import (arches, baseline, deps, fmt, kernels, known_failures, outdir, report, series,
-               tables, toolchains, tree)
+from . import (arches, baseline, deps, fmt, kernels, known_failures, outdir, patches, report,
+               series, tables, toolchains, tree)
 from .cache import Cache, Lock, default_root
 from .cli import run_main
 from .declared import (declared_cases, expected_suites, module_functions, read_config,
@@ -33,7 +34,9 @@ from .verdict import judge
 PROG = 'run-kunit'
 RESULTS = Path('kunit-results')
 RUN_ID_ENV = 'RXALIGN_RUN_ID'
+CI_ENV = 'CI'           # set (to "true") by GitLab CI, GitHub Actions and most others
 IDLE_DEFAULT = 60
+EXTRA = 'extra'         # the tree layer of --patches
 
 
 def say(msg: str) -> None:
@@ -60,10 +63,19 @@ def parser() -> argparse.ArgumentParser:
                         f'{kernels.DEFAULT.name}; --list-kernels says where each comes from)')
     p.add_argument('--tree', type=Path, help='use this kernel tree instead of a Debian '
                    'package; it is read, never modified')
-    p.add_argument('--patches', type=Path, nargs='+', default=[], metavar='FILE',
-                   help='extra patches applied with git am on top of the series and tests')
+    p.add_argument('--patches', type=Path, nargs='+', default=[], metavar='PATH',
+                   help='patches to test, in order: git format-patch mails, an mbox of several '
+                        '(b4 am, a patchwork series), a directory of git format-patch output, '
+                        'or a plain git diff / diff -u (committed with a subject naming the '
+                        'file). They apply on the tree the run tests, which the report names: '
+                        'the kernel (--kernel\'s Debian package, default '
+                        f'{kernels.DEFAULT.package}, or --tree) plus this project\'s series '
+                        'from kernel-patches/ (for-KERNEL/ where one exists), in this order: '
+                        f'{series.describe_series()}. Each is checked before any build (exit '
+                        '5 naming the one that does not apply)')
     p.add_argument('--out', type=Path, help='a new (or empty) results directory '
-                   '(default: kunit-results/<UTC time>, with kunit-results/latest)')
+                   '(default: kunit-results/<UTC time>, with kunit-results/latest; in a '
+                   'kernel tree, kunit-results/ beside it, never inside)')
     p.add_argument('--jobs', type=int, default=os.cpu_count() or 1, help='make -j (default: nproc)')
     p.add_argument('--timeout', type=int, default=300,
                    help='seconds one arch may take to boot and run (default: 300)')
@@ -98,6 +110,11 @@ def parser() -> argparse.ArgumentParser:
                         f'{", ".join(a.name for a in arches.ARCHES if a.toolchain)}, takes '
                         'that Debian\'s root), or "debian-13" for every arch: a Debian 13 root '
                         'made once in the cache (own build dirs)')
+    p.add_argument('--ci', action='store_true',
+                   help='a CI job, whose cache (ccache, trees, build dirs) outlives the job '
+                        'but whose build dirs start empty: ccache from a build dir\'s first '
+                        f'build on (default: on when ${CI_ENV} is set, as GitLab and GitHub '
+                        'set it)')
     p.add_argument('--list-arches', action='store_true', help='print the arch table and exit')
     p.add_argument('--list-kernels', action='store_true',
                    help='print the kernel table and exit')
@@ -112,20 +129,6 @@ def _progress(i: int, n: int, name: str, start: float) -> Any:
     def show(msg: str) -> None:
         say(f'[{i}/{n} {name}] {msg} ({fmt_seconds(time.monotonic() - start)})')
     return show
-
-
-def check_patch(path: Path) -> None:
-    """A --patches file must be a git format-patch mail with a diff, said before any work."""
-    if not path.is_file():
-        raise HarnessError(Exit.USAGE, f'--patches {path}: no such file')
-    text = path.read_text(errors='replace')
-    if not text.strip():
-        raise HarnessError(Exit.USAGE, f'--patches {path}: the file is empty; give the output '
-                           'of git format-patch')
-    if not any(line.startswith('diff --git ') or line.startswith('+++ ')
-               for line in text.splitlines()):
-        raise HarnessError(Exit.USAGE, f'--patches {path}: not a patch (no "diff --git" or '
-                           '"+++" line); give the output of git format-patch')
 
 
 def select_arches(spec: Optional[str], boards: bool = False) -> List[arches.Arch]:
@@ -168,10 +171,21 @@ def select_kernel(name: str) -> kernels.Kernel:
     try:
         return kernels.select(name)
     except KeyError:
-        raise HarnessError(Exit.ENVIRONMENT, f'--kernel {name!r}: Debian ships no such '
-                           'kernel source package that we know of; known: '
-                           f'{", ".join(k.name for k in kernels.KERNELS)} (add a row to '
-                           'scripts/rxalign/kernels.py for another)') from None
+        raise HarnessError(Exit.USAGE, f'--kernel {name!r}: not one of the Debian kernel source '
+                           'packages this project knows '
+                           f'({", ".join(k.name for k in kernels.KERNELS)}: --list-kernels); '
+                           'for any other kernel, give its source tree with --tree PATH (a '
+                           'git checkout or an unpacked tarball) instead of --kernel') from None
+
+
+def results_root(cwd: Path) -> Path:
+    """Where runs go without --out, and where the previous run is looked for:
+    kunit-results/ here, or beside the kernel tree @cwd is in (a run never
+    writes into a kernel tree; --tree is read, never written)."""
+    for d in (cwd, *cwd.parents):
+        if all((d / marker).is_file() for marker in tree.KERNEL_MARKERS):
+            return d.parent / RESULTS
+    return RESULTS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -183,13 +197,15 @@ class Plan:
     arches: List[arches.Arch]
     known: List[known_failures.Rule]
     since: baseline.Option
+    patches: List[patches.Given]         # --patches, read
     out: Path
     latest: Optional[Path]              # kunit-results/latest, without --out
     run_id: str
+    results_root: Path                  # kunit-results/: the default --out, earlier runs
 
 
 def check_args(args: argparse.Namespace) -> Plan:
-    """Every argument, before any work or lock: exit 2 (exit 4: a kernel we do not know)."""
+    """Every argument, before any package check, work or lock: exit 2."""
     kernel = select_kernel(args.kernel or kernels.DEFAULT.name)
     if args.tree and args.kernel:
         raise HarnessError(Exit.USAGE, '--tree and --kernel name two trees: give one')
@@ -197,8 +213,7 @@ def check_args(args: argparse.Namespace) -> Plan:
     selected = select_arches(args.arch, boards=args.drivers)
     if args.drivers:
         selected = with_nics(selected, args.arch)
-    for patch in args.patches:
-        check_patch(patch)
+    given = patches.read(args.patches)
     if args.jobs < 1 or args.timeout < 1 or args.idle_timeout < 1:
         raise HarnessError(Exit.USAGE, '--jobs, --timeout and --idle-timeout take a positive '
                            'number')
@@ -206,13 +221,18 @@ def check_args(args: argparse.Namespace) -> Plan:
                                        declared_cases(TESTS_DIR))
     since = baseline.Option.parse(args.baseline)
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime('%Y%m%d-%H%M%S')
-    out = outdir.check(args.out or RESULTS / stamp)
+    root = results_root(Path.cwd())
+    out = outdir.check(args.out or root / stamp)
     latest = None if args.out else out.parent / 'latest'
     if latest:
         outdir.check_latest(latest)
+    if root != RESULTS and not args.out:
+        say(f'the current directory is in a kernel tree: the results go beside it, in '
+            f'{out.parent} (--out DIR to choose)')
     return Plan(args=args, kernel=kernel, user_tree=user_tree, arches=selected, known=known,
-                since=since, out=out, latest=latest,
-                run_id=args.run_id or f'local-{stamp}-{secrets.token_hex(3)}')
+                since=since, patches=given, out=out, latest=latest,
+                run_id=args.run_id or f'local-{stamp}-{secrets.token_hex(3)}',
+                results_root=root)
 
 
 def unbuildable(kernel: Optional[kernels.Kernel], arch: arches.Arch) -> Optional[HarnessError]:
@@ -254,26 +274,61 @@ class ReadyTree:
     label: str                          # the base, and the fixes Debian's tree took
 
 
+def extra_layer(plan: Plan) -> List[tree.Layer]:
+    """--patches, on top of the series: one layer, if any."""
+    extra = tuple(p for g in plan.patches for p in g.patches)
+    return [tree.Layer(EXTRA, extra=extra)] if extra else []
+
+
+def check_patches_early(plan: Plan) -> None:
+    """--patches on the tree an earlier run prepared from the same kernel and
+    series, if the cache has one: exit 5 before any package is checked or
+    installed. Otherwise (the first run, a --tree, whose snapshot is taken
+    under the lock) they are checked when the tree is prepared, before any
+    build."""
+    if not plan.patches or plan.user_tree or not shutil.which('git'):
+        return
+    layers = series.layers(plan.kernel, TESTS_DIR, SERIES_DIR)
+    extra = extra_layer(plan)[0].extra
+    found = tree.earlier_trees(Cache(default_root()), f'{plan.kernel.package} ', layers)
+    why = [(base, tree.applies(path, commit, extra)) for base, commit, path in found]
+    if why and all(w for _, w in why):
+        base, first = why[0]
+        raise HarnessError(Exit.PATCH, f'{first}: it must apply on {base} + the series '
+                           f'{series.describe_layers(layers)} (checked on the tree an earlier '
+                           'run prepared; run-kunit --help, --patches)')
+
+
+def tree_label(base: tree.Base, layers: List[tree.Layer], given: List[patches.Given]) -> str:
+    """What the run tested, for humans and reports: the base, the fixes Debian's
+    tree took (nothing hidden), the series on it, and --patches by name."""
+    fixes = [p.name for p in layers[0].patches]
+    return (base.label + ''.join(f' + tree fix {f.removesuffix(".patch")}' for f in fixes)
+            + f' + series {series.describe_layers(layers[1:len(series.SERIES)])}'
+            + (f' + --patches {patches.title(given)}' if given else ''))
+
+
 def prepare_tree(plan: Plan, cache: Cache, ours: List[Path]) -> ReadyTree:
     """Base + our series + our tests + --patches, as git commits (exit 5: a patch
     did not apply)."""
-    args = plan.args
     base = (tree.user_base(plan.user_tree, ours) if plan.user_tree
             else tree.debian_base(plan.kernel, cache, say))
     layers = series.layers(plan.kernel, TESTS_DIR, SERIES_DIR, debian=not plan.user_tree)
-    if args.patches:
-        layers.append(tree.Layer('extra', patches=tuple(args.patches)))
-    # nothing hidden: the fixes Debian's tree took are named with the tree
-    fixes = [p.name for p in layers[0].patches]
-    label = base.label + ''.join(f' + tree fix {f.removesuffix(".patch")}' for f in fixes)
-    say(f'tree: {base.label} + ' + ' + '.join(
-            f'{layer.name} ({len(layer.patches) + bool(layer.tests_dir)})'
-            for layer in layers[:len(series.SERIES)])
-        + (f' + {len(args.patches)} extra patch(es)' if args.patches else ''))
-    prepared = tree.prepare(cache, base, layers, say)
+    label = tree_label(base, layers, plan.patches)
+    say(f'tree: {label}')
+    for g in plan.patches:
+        if g.left_out:
+            say(f'--patches {g.path}: left out, mails without a diff: {"; ".join(g.left_out)}')
+    try:
+        prepared = tree.prepare(cache, base, layers + extra_layer(plan), say)
+    except HarnessError as e:
+        if e.status != Exit.PATCH or not e.message.startswith('--patches '):
+            raise       # not one of --patches (a patch of our series names its directory)
+        raise HarnessError(Exit.PATCH, f'{e.message}: it must apply on '
+                           f'{tree_label(base, layers, [])} (run-kunit --help, --patches)') from None
     say(f'tree ready: {prepared.path} at {prepared.head[:12]}'
         + (' (unchanged)' if prepared.reused else ''))
-    return ReadyTree(prepared=prepared, base=base, layers=layers, label=label)
+    return ReadyTree(prepared=prepared, base=base, layers=layers + extra_layer(plan), label=label)
 
 
 def run_settings(plan: Plan, ready: ReadyTree, cache: Cache, lock: Lock,
@@ -286,7 +341,13 @@ def run_settings(plan: Plan, ready: ReadyTree, cache: Cache, lock: Lock,
                        profile=Profile(slim=not args.no_slim, debug=args.debug),
                        slim_kept=kept, jobs=args.jobs, timeout=args.timeout,
                        idle_timeout=args.idle_timeout, drivers=args.drivers, lock=lock,
-                       toolchains=chains)
+                       toolchains=chains, ccache_first_build=in_ci(args))
+
+
+def in_ci(args: argparse.Namespace) -> bool:
+    """--ci, or $CI set (not "false"): a job whose cache is restored from the last
+    pipeline's, where a first build's objects are the next pipeline's hits."""
+    return bool(args.ci) or os.environ.get(CI_ENV, '').lower() not in ('', '0', 'false')
 
 
 def run_arches(plan: Plan, problems: Dict[str, HarnessError], settings: RunSettings,
@@ -383,6 +444,7 @@ def run(args: argparse.Namespace) -> int:
     cache lock (6): the tree (5), each arch (3 and 1), results and reports
     into a staging directory renamed onto --out (9); then what it all says."""
     plan = check_args(args)
+    check_patches_early(plan)
     problems, chains = check_machine(plan)
     cache = Cache(default_root())
     with Lock(cache) as lock, outdir.Staging(plan.out) as staging:
@@ -392,7 +454,7 @@ def run(args: argparse.Namespace) -> int:
                                            run_settings(plan, ready, cache, lock, chains),
                                            staging.path)
         results = record(plan, ready, verdicts, interrupted)
-        comparison = plan.since.compare(results, RESULTS)
+        comparison = plan.since.compare(results, plan.results_root)
         write_results(staging.path, results, comparison)
         staging.commit()
     if plan.latest:
@@ -408,9 +470,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             for k in kernels.KERNELS]))
         return 0
     if args.list_arches:
-        say(fmt.columns([('arch', 'default', 'policy', 'NICs (--drivers)')] + [
-            (a.name, 'default' if a.default else '', a.policy,
-             ', '.join(n.qemu_device for n in a.nics)) for a in arches.ARCHES]))
+        say(fmt.columns([('arch', 'default', 'policy', '--drivers NICs: driver (QEMU device)')]
+                        + [(a.name, 'default' if a.default else '', a.policy,
+                            ', '.join(n.driver + ('' if n.driver == n.qemu_device
+                                                  else f' ({n.qemu_device})') for n in a.nics))
+                           for a in arches.ARCHES]))
         return 0
     return run_main(PROG, lambda: run(args), 'interrupted before any arch finished; the '
                     'partial results were removed, the next run starts clean')

@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from pathlib import Path
-from typing import List, Optional, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from . import tree
 from .kernels import DEFAULT, NEWEST, Kernel
@@ -89,6 +89,24 @@ def layers(kernel: Kernel = DEFAULT, tests_dir: Path = TESTS_DIR, series_dir: Pa
     """The stack every job tests, in the order above (@tests_dir: a copy of
     kunit-tests/; @debian: the base is Debian's tree, which takes the tree fixes)."""
     return [s.layer(kernel, tests_dir, series_dir, debian) for s in SERIES]
+
+
+def describe_series() -> str:
+    """The series every run applies, in order, for --help: where each applies."""
+    def note(s: Series) -> str:
+        notes = ['the KUnit tests'] if s.tests_dir else []
+        notes += ['Debian\'s trees only'] if s.debian_only else []
+        notes += [f'{", ".join(s.only_on)} only'] if s.only_on else []
+        return s.name + (f' ({"; ".join(notes)})' if notes else '')
+    return ', '.join(note(s) for s in SERIES)
+
+
+def describe_layers(layers: Sequence[tree.Layer]) -> str:
+    """The series layers a run applies, by name and size (empty ones left out)."""
+    def size(layer: tree.Layer) -> str:
+        return 'tests' if layer.tests_dir else str(len(layer.patches))
+    return ', '.join(f'{layer.name} ({size(layer)})' for layer in layers
+                     if layer.patches or layer.tests_dir) or 'none'
 
 
 def mailed_patches(kernel: Kernel = DEFAULT, series_dir: Path = SERIES_DIR) -> List[Path]:

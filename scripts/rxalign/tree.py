@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -23,6 +24,7 @@ from . import debian_archive, kunit_series
 from .cache import Cache
 from .exitcodes import Exit, HarnessError
 from .kernels import Kernel
+from .patches import Patch
 
 # Where kunit-tests/ lands in the kernel tree, and how it is hooked into Kbuild.
 TESTS_DEST = 'net/core/tests'
@@ -58,11 +60,14 @@ class Layer:
     name: str
     patches: Tuple[Path, ...] = ()
     tests_dir: Optional[Path] = None
+    extra: Tuple[Patch, ...] = ()       # --patches: mails and plain diffs, read and checked
 
     def own_key(self) -> str:
         h = hashlib.sha256(self.name.encode())
         for p in self.patches:
             h.update(p.name.encode() + b'\0' + p.read_bytes())
+        for e in self.extra:
+            h.update(e.name.encode() + b'\0' + bytes(e.plain) + e.text)
         if self.tests_dir:
             h.update(KCONFIG_LINE.encode() + MAKEFILE_LINE.encode())
             commits = sorted((self.tests_dir / kunit_series.COMMITS_DIR).glob('*.msg'))
@@ -110,12 +115,15 @@ def user_base(path: Path, ours: Sequence[Path] = ()) -> Base:
 
 
 def _git(tree: Path, *args: str, env: Optional[Dict[str, str]] = None,
-         check: bool = True) -> subprocess.CompletedProcess[str]:
+         check: bool = True, stdin: Optional[bytes] = None) -> subprocess.CompletedProcess[str]:
     full_env = dict(os.environ)
     full_env.update(env or {})
-    proc = subprocess.run(['git', '-C', str(tree), '-c', 'core.looseCompression=1',
-                           '-c', 'gc.auto=0', *args],
-                          capture_output=True, text=True, env=full_env, check=False)
+    raw = subprocess.run(['git', '-C', str(tree), '-c', 'core.looseCompression=1',
+                          '-c', 'gc.auto=0', *args], input=stdin,
+                         capture_output=True, env=full_env, check=False)
+    proc = subprocess.CompletedProcess(raw.args, raw.returncode,
+                                       raw.stdout.decode(errors='replace'),
+                                       raw.stderr.decode(errors='replace'))
     if check and proc.returncode != 0:
         raise HarnessError(Exit.INFRA, f'git {" ".join(args[:2])} failed in {tree}: '
                            f'{proc.stderr.strip() or proc.stdout.strip()}')
@@ -163,7 +171,10 @@ def _snapshot_files(source: Path, repo: Path, env: Dict[str, str]) -> List[str]:
     tracks plus untracked files its ignore rules do not name; for a plain
     directory, every file but BUILD_OUTPUT, whatever its ignore files say."""
     if source != repo and (source / '.git').exists():
-        out = _git(source, 'ls-files', '-z', '--cached', '--others', '--exclude-standard').stdout
+        # read, never written: a checkout of another owner (the host's user's,
+        # in a container run as root: docs/containers.md) is as good
+        out = _git(source, '-c', f'safe.directory={source}', 'ls-files', '-z', '--cached',
+                   '--others', '--exclude-standard').stdout
     else:
         excludes = repo / '.git' / 'rxalign-build-output'
         excludes.write_text('\n'.join(BUILD_OUTPUT) + '\n')
@@ -283,7 +294,7 @@ def _commit_with_message(tree: Path, msg: str, env: Dict[str, str]) -> None:
     proc = subprocess.run(['git', '-C', str(tree), 'commit', '-q', '--no-verify', '-F', '-'],
                           input=msg, capture_output=True, text=True, env=full_env, check=False)
     if proc.returncode != 0:
-        raise HarnessError(Exit.INFRA, f'committing the tests in {tree} failed: {proc.stderr}')
+        raise HarnessError(Exit.INFRA, f'committing in {tree} failed: {proc.stderr}')
 
 
 def _apply_patch(tree: Path, patch: Path, layer: str) -> None:
@@ -291,11 +302,35 @@ def _apply_patch(tree: Path, patch: Path, layer: str) -> None:
                 env=BASE_IDENTITY, check=False)
     if proc.returncode != 0:
         _git(tree, 'am', '--abort', env=BASE_IDENTITY, check=False)
-        detail = (proc.stdout + proc.stderr).strip().splitlines()
-        first = next((ln for ln in detail if 'error' in ln.lower()), detail[0] if detail else '')
-        what = '--patches' if layer == 'extra' else f'the series in kernel-patches/{layer}/'
-        raise HarnessError(Exit.PATCH, f'{patch} from {what} does not apply to the tree '
-                           f'(git am: {first}); rebase it on the tree named in the report')
+        raise HarnessError(Exit.PATCH, f'{patch} from the series in kernel-patches/{layer}/ '
+                           f'does not apply to the tree (git am: {_first_error(proc)})')
+
+
+def _first_error(proc: subprocess.CompletedProcess[str]) -> str:
+    detail = (proc.stdout + proc.stderr).strip().splitlines()
+    return next((ln for ln in detail if 'error' in ln.lower()), detail[0] if detail else '')
+
+
+def _apply_extra(tree: Path, patch: Patch, before: int) -> None:
+    """One patch of --patches: a mail through git am, a plain diff through git
+    apply and a commit with its made-up subject. Exit 5 names it and says how
+    many of --patches applied before it."""
+    if patch.plain:
+        proc = _git(tree, 'apply', '--index', '-', stdin=patch.text, check=False)
+        if proc.returncode == 0:
+            _commit_with_message(tree, patch.message(), BASE_IDENTITY)
+            return
+        how = 'git apply'
+    else:
+        proc = _git(tree, 'am', '-q', '--committer-date-is-author-date', env=BASE_IDENTITY,
+                    stdin=patch.text, check=False)
+        if proc.returncode == 0:
+            return
+        _git(tree, 'am', '--abort', env=BASE_IDENTITY, check=False)
+        how = 'git am'
+    raise HarnessError(Exit.PATCH, f'--patches {patch.name} ("{patch.subject}") does not '
+                       f'apply ({how}: {_first_error(proc)}; {before} patch(es) of --patches '
+                       'before it applied)')
 
 
 def _apply(tree: Path, layer: Layer) -> None:
@@ -303,6 +338,73 @@ def _apply(tree: Path, layer: Layer) -> None:
         commit_tests(tree, layer.tests_dir)
     for patch in layer.patches:
         _apply_patch(tree, patch, layer.name)
+    for i, extra in enumerate(layer.extra):
+        _apply_extra(tree, extra, i)
+
+
+def _chain(base_key: str, layers: Sequence[Layer]) -> List[Tuple[str, str]]:
+    """Each layer's name and key, the keys chained so that a layer is only reused
+    on top of the same layers below."""
+    wanted: List[Tuple[str, str]] = []
+    key = base_key
+    for layer in layers:
+        key = hashlib.sha256((key + layer.own_key()).encode()).hexdigest()
+        wanted.append((layer.name, key))
+    return wanted
+
+
+def _layers_done(state: Dict[str, object]) -> List[List[str]]:
+    """[name, key, commit] of each layer the tree has, bottom up."""
+    done = state.get('layers')
+    return [[str(f) for f in x] for x in done] if isinstance(done, list) else []
+
+
+def _kept(wanted: List[Tuple[str, str]], have: List[List[str]]) -> int:
+    """How many layers from the bottom the tree has as wanted."""
+    keep = 0
+    while keep < len(wanted) and keep < len(have) and have[keep][:2] == list(wanted[keep]):
+        keep += 1
+    return keep
+
+
+def earlier_trees(cache: Cache, label: str, layers: Sequence[Layer]) -> List[Tuple[str, str, Path]]:
+    """(base, commit, tree) of each tree an earlier run prepared in @cache from a
+    base whose label starts with @label and that has @layers on it, the
+    newest first: what --patches can be checked on before this run's own tree
+    is prepared. Read only; a tree being rewritten by a run holding the lock
+    is at worst not found."""
+    found = []
+    for t in sorted(cache.trees.iterdir()) if cache.trees.is_dir() else []:
+        state = _read_state(t)
+        base_key = str(state.get('base_key', ''))
+        wanted, have = _chain(base_key, layers), _layers_done(state)
+        if not base_key.startswith(label) or not wanted or _kept(wanted, have) < len(wanted):
+            continue
+        try:
+            when = (t / '.git' / STATE).stat().st_mtime
+        except OSError:
+            continue
+        found.append((when, base_key, have[len(wanted) - 1][2], t))
+    return [(base, commit, t) for _, base, commit, t in sorted(found, reverse=True)]
+
+
+def applies(tree: Path, commit: str, extra: Sequence[Patch]) -> Optional[str]:
+    """Why @extra do not apply one after the other on @commit of @tree (None: they
+    do, or git cannot tell). git apply --cached on an index of its own; what it
+    writes (the index, new blobs) goes to a temporary directory, never to @tree."""
+    with tempfile.TemporaryDirectory(prefix='rx-align-check-') as tmp:
+        env = {'GIT_INDEX_FILE': f'{tmp}/index', 'GIT_OBJECT_DIRECTORY': f'{tmp}/objects',
+               'GIT_ALTERNATE_OBJECT_DIRECTORIES': str(tree / '.git' / 'objects')}
+        os.mkdir(env['GIT_OBJECT_DIRECTORY'])
+        if _git(tree, 'read-tree', commit, env=env, check=False).returncode != 0:
+            return None
+        for i, patch in enumerate(extra):
+            proc = _git(tree, 'apply', '--cached', '-', env=env, stdin=patch.text, check=False)
+            if proc.returncode != 0:
+                return (f'--patches {patch.name} ("{patch.subject}") does not apply (git '
+                        f'apply: {_first_error(proc)}; {i} patch(es) of --patches before it '
+                        'applied)')
+    return None
 
 
 def prepare(cache: Cache, base: Base, layers: Sequence[Layer], log: Log) -> PreparedTree:
@@ -315,20 +417,9 @@ def prepare(cache: Cache, base: Base, layers: Sequence[Layer], log: Log) -> Prep
     if base.tarball:
         base_key, base_commit = str(state['base_key']), str(state['base_commit'])
 
-    # Chain the keys so a layer is only reused on top of the same layers below.
-    wanted: List[Tuple[str, str]] = []
-    key = base_key
-    for layer in layers:
-        key = hashlib.sha256((key + layer.own_key()).encode()).hexdigest()
-        wanted.append((layer.name, key))
-
-    have: List[List[str]] = []
-    layers_done = state.get('layers')
-    if state.get('base_key') == base_key and isinstance(layers_done, list):
-        have = [[str(f) for f in x] for x in layers_done]
-    keep = 0
-    while keep < len(wanted) and keep < len(have) and have[keep][:2] == list(wanted[keep]):
-        keep += 1
+    wanted = _chain(base_key, layers)
+    have = _layers_done(state) if state.get('base_key') == base_key else []
+    keep = _kept(wanted, have)
     start = have[keep - 1][2] if keep else base_commit
 
     head = _git(tree, 'rev-parse', '-q', '--verify', 'HEAD', check=False).stdout.strip()

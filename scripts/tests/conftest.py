@@ -138,6 +138,12 @@ def fake_tree(tmp_path: Path, kunit_tools: Path, monkeypatch: pytest.MonkeyPatch
     return tree
 
 
+@pytest.fixture(autouse=True)
+def not_in_ci(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tests run the same in a CI job: run-kunit reads $CI (--ci)."""
+    monkeypatch.delenv('CI', raising=False)
+
+
 @pytest.fixture
 def cache_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     root = tmp_path / 'cache'

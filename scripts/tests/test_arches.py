@@ -239,8 +239,8 @@ def test_a_board_boots_with_its_device_tree(tmp_path: Path) -> None:
 def test_onboard_nics_come_from_nic_and_others_from_device() -> None:
     """A NIC the machine builds in takes an nd_table slot (-nic ...,model=);
     a pluggable one is a -device on its own hub port."""
-    onboard = arches.Nic('lan9118', ('SMSC911X',), onboard=True)
-    plug = arches.Nic('e1000', ('E1000',))
+    onboard = arches.Nic('lan9118', 'smsc911x', ('SMSC911X',), onboard=True)
+    plug = arches.Nic('e1000', 'e1000', ('E1000',))
     a = arches.Arch(name='t', kunit_arch='arm', cross_compile='', packages=(), qemu_binary='q',
                     nics=(onboard, plug), nic_qemu=('-machine', 'highmem=off'))
     assert a.nic_qemu_args() == [
@@ -310,3 +310,36 @@ def test_every_nic_param_is_a_parameter_of_the_drivers_suite() -> None:
         for p in a.nic_params:
             assert p.split('=', 1)[0] in params, (a.name, p)
             assert f'--kernel_args={MODULE}.{p}' in nic_exec_args(a), a.name
+
+
+# ---- issue 43 item 9: the drivers, not only QEMU's device names ----
+
+def driver_rows() -> set[str]:
+    """The drivers the drivers suite has a row for in rx_drivers[] (by the
+    name each registers), positional or designated initializers."""
+    text = (TESTS_DIR / 'rx_align_drivers_kunit.c').read_text()
+    table = text.split('rx_drivers[] = {', 1)[1].split('\n};', 1)[0]
+    return set(re.findall(r'\{\s*(?:\.name\s*=\s*)?"([\w-]+)"', table))
+
+
+def test_every_nic_names_a_driver_the_suite_judges() -> None:
+    """QEMU's rtl8139 is bound by 8139cp, sungem by gem: --list-arches named
+    only QEMU's devices, so which driver an arch tests was nowhere said."""
+    rows = driver_rows()
+    assert {'e1000', 'tulip', '8139cp', 'gem'} <= rows
+    for a in arches.ARCHES:
+        for nic in a.nics:
+            assert nic.driver in rows, (a.name, nic.qemu_device, nic.driver)
+
+
+def test_the_drivers_a_saved_run_bound_are_its_arch_table_drivers() -> None:
+    log = (Path(__file__).resolve().parent / 'fixtures/drivers/sparc64-tulip-unfixed.ktap')
+    seen = set(re.findall(r'rx_align_frame: driver=([\w-]+)', log.read_text()))
+    assert seen and seen <= {n.driver for n in arches.BY_NAME['sparc64'].nics}, seen
+
+
+def test_list_arches_names_the_drivers(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_kunit.main(['--list-arches']) == 0
+    rows = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}
+    assert 'hme (sunhme), virtio_net (virtio-net-pci), e1000, tulip' in rows['sparc64']
+    assert '8139cp (rtl8139)' in rows['x86_64'] and 'e100 (i82559er)' in rows['x86_64']

@@ -13,13 +13,14 @@ def test_list_arches_prints_aligned_columns(capsys: pytest.CaptureFixture[str]) 
     assert run_kunit.main(['--list-arches']) == 0
     lines = capsys.readouterr().out.splitlines()
     head = lines[0]
-    assert head.split() == ['arch', 'default', 'policy', 'NICs', '(--drivers)']
-    policy, nics = head.index('policy'), head.index('NICs')
+    assert head.split() == ['arch', 'default', 'policy', '--drivers', 'NICs:', 'driver',
+                            '(QEMU', 'device)']
+    policy, nics = head.index('policy'), head.index('--drivers')
     assert len(lines) == len(arches.ARCHES) + 1
     for a, line in zip(arches.ARCHES, lines[1:]):
         assert line.startswith(a.name + ' ') and line[policy:].startswith(a.policy), line
         if a.nics:
-            assert line[nics:].startswith(a.nics[0].qemu_device), line
+            assert line[nics:].startswith(a.nics[0].driver), line
 
 
 def test_seconds_rounds_to_the_nearest() -> None:

@@ -87,3 +87,18 @@ def test_header_mutations_run_last(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
     assert sorted(headers) == ['net-ip-align-3', 'net-skb-pad-48']
     assert sorted(ran[-len(headers):]) == sorted(headers), ran
     assert len(ran) == len([m for m in mutations.MUTATIONS if not m.not_in_ci])
+
+
+def test_list_prints_every_mutation_and_runs_nothing(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 43 item 9: there was no way to see the mutations but the source."""
+    def no_run(*args: object) -> None:
+        raise AssertionError('--list ran run-kunit')
+    monkeypatch.setattr(mutations, '_run_kunit', no_run)
+    assert mutations.main(['--list']) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len(mutations.MUTATIONS) + 1
+    rows = {line.split()[0]: line for line in lines[1:]}
+    assert set(rows) == {m.name for m in mutations.MUTATIONS}
+    assert '--kernel 7.3' in rows['generic-xdp-l3-pad']
+    assert any(m.not_in_ci and f'no: {m.not_in_ci}' in rows[m.name] for m in mutations.MUTATIONS)

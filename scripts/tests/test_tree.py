@@ -9,7 +9,7 @@ from typing import Dict, List
 
 import pytest
 
-from rxalign import tree
+from rxalign import patches, tree
 from rxalign.cache import Cache
 from rxalign.exitcodes import Exit, HarnessError
 
@@ -151,7 +151,8 @@ def test_a_patch_that_does_not_apply_is_named_and_leaves_no_half_tree(
     ok = tree.prepare(cache, base, layers([good], tests), lambda m: None)
     with pytest.raises(HarnessError) as err:
         tree.prepare(cache, base, [*layers([good], tests),
-                                   tree.Layer('extra', patches=(bad,))], lambda m: None)
+                                   tree.Layer('extra', extra=patches.read([bad])[0].patches)],
+                     lambda m: None)
     assert err.value.status == Exit.PATCH
     assert '0002-stale.patch' in err.value.message and '--patches' in err.value.message
     t = ok.path
@@ -299,3 +300,17 @@ def test_a_debian_tarball_is_snapshotted_by_the_same_path(fake_tree: Path, tmp_p
                            text=True, check=True).stdout.split()
     assert 'net/core/skbuff.c' in files and 'tools/testing/kunit/kunit.py' in files
     assert git_log(prepared.path) == ['linux-source-9.9 9.9-1 (pristine)']
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason='needs root to give the checkout another owner')
+def test_a_checkout_of_another_owner_is_read(fake_tree: Path, tmp_path: Path) -> None:
+    """In a Debian container run by docker (docs/containers.md) the --tree
+    checkout belongs to the host's user, not to the container's root: git
+    refused it ("detected dubious ownership"), exit 3."""
+    commit_all(fake_tree)
+    subprocess.run(['chown', '-R', '4242:4242', str(fake_tree)], check=True)
+    prepared = tree.prepare(Cache(tmp_path / 'cache'), tree.user_base(fake_tree), [],
+                            lambda _: None)
+    files = subprocess.run(['git', '-C', str(prepared.path), 'ls-files'], capture_output=True,
+                           text=True, check=True).stdout.split()
+    assert 'net/core/skbuff.c' in files and 'tools/testing/kunit/kunit.py' in files
