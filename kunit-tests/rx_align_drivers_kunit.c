@@ -330,6 +330,8 @@ struct rx_bystander {
 
 static struct rx_bystander rx_bystanders[RX_MAX_NICS];
 static unsigned int rx_nr_bystanders;
+/* The notifier's (un)registration replays events: not ours to count. */
+static bool rx_watching;
 
 static int rx_bystander_event(struct notifier_block *nb, unsigned long event,
 			      void *ptr)
@@ -337,6 +339,8 @@ static int rx_bystander_event(struct notifier_block *nb, unsigned long event,
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
 	unsigned int i;
 
+	if (!READ_ONCE(rx_watching))
+		return NOTIFY_DONE;
 	switch (event) {
 	case NETDEV_UP: case NETDEV_GOING_DOWN: case NETDEV_DOWN:
 	case NETDEV_FEAT_CHANGE: case NETDEV_CHANGEMTU:
@@ -389,6 +393,7 @@ static void rx_bystanders_record(void)
 		b->up = dev->flags & IFF_UP;
 		b->touched = 0;
 	}
+	WRITE_ONCE(rx_watching, true);
 	rtnl_unlock();
 }
 
@@ -432,6 +437,7 @@ static void rx_drivers_suite_exit(struct kunit_suite *suite)
 {
 	rx_nics_release();
 	/* what the release did to a bystander is counted by now */
+	WRITE_ONCE(rx_watching, false);
 	unregister_netdevice_notifier(&rx_bystander_nb);
 }
 
