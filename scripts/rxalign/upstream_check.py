@@ -36,7 +36,7 @@ import tempfile
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from . import arches, deps, kernels, kunit_patches, mail, series, tree
+from . import arches, checkpatch_policy, deps, kernels, kunit_patches, mail, series, tree
 from .cache import Cache, Lock, default_root
 from .cli import run_main
 from .kbuild import BUILTIN, kconfig_symbol
@@ -46,16 +46,6 @@ from .build_env import build_env
 
 PROG = 'upstream-check'
 BUILD_ARCH = 'x86_64'
-# checkpatch as netdev's patchwork runs it.  UNKNOWN_COMMIT_ID: no history
-# here to look ids up in; the fixes check compares them with mail.toml.
-CHECKPATCH = ('--strict', '--max-line-length=80', '--codespell', '--show-types', '--terse',
-              '--ignore', 'UNKNOWN_COMMIT_ID')
-# Per series, what checkpatch reports that the series keeps, and why.
-CHECKPATCH_KEEP: Dict[str, Tuple[str, ...]] = {
-    # net/core/tests/ falls under NETWORKING [GENERAL]'s "F: net/": MAINTAINERS
-    # needs no change, get_maintainer.pl names the section
-    'net-next': ('FILE_PATH_CHANGES',),
-}
 WARNING = re.compile(r'^\S+:\d+:\d+: (warning|error):', re.M)
 SAMPLE_SENDER = 'A. U. Thor <a.u.thor@kernel.org>'
 
@@ -111,9 +101,8 @@ def check_applies(worktree: Path, name: str, patch: Path) -> Finding:
 
 
 def check_checkpatch(worktree: Path, name: str, patch: Path) -> Finding:
-    keep = CHECKPATCH_KEEP.get(name, ())
-    cmd = ['perl', 'scripts/checkpatch.pl', *CHECKPATCH,
-           *(a for t in keep for a in ('--ignore', t)), str(patch)]
+    keep = checkpatch_policy.kept(name)
+    cmd = ['perl', 'scripts/checkpatch.pl', *checkpatch_policy.arguments(name), str(patch)]
     proc = subprocess.run(cmd, cwd=worktree, capture_output=True, text=True, check=False)
     problems = [ln for ln in proc.stdout.splitlines()
                 if re.search(r':\d+: (ERROR|WARNING|CHECK):', ln)]
