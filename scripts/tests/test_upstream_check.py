@@ -1,0 +1,141 @@
+"""scripts/upstream-check: each check fails on the defect issue 39 found,
+put back into a copy of the series as it is mailed."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Dict, List
+
+import pytest
+
+from rxalign import mail, upstream_check as uc
+from rxalign.kbuild import BUILTIN
+from rxalign.paths import SERIES_DIR
+from rxalign.upstream_check import Status
+
+NET = SERIES_DIR / 'net'
+VETH = '0002-veth-keep-NET_IP_ALIGN-in-front-of-frames-copied-for.patch'
+XDP = '0003-xdp-keep-the-network-header-aligned-when-generic-XDP.patch'
+
+
+def _texts() -> Dict[str, str]:
+    return {p.name: p.read_text() for p in sorted(NET.glob('0*.patch'))
+            if not p.name.startswith('0000-')}
+
+
+def _failed(findings: List[uc.Finding]) -> List[uc.Finding]:
+    return [f for f in findings if f.status is Status.FAIL]
+
+
+def test_fixes_as_mailed_pass() -> None:
+    findings = uc.check_fixes('net', mail.read(NET), _texts())
+    assert not _failed(findings)
+    assert {f.detail.split()[0] for f in findings} == {'27accb3cc08a', 'e6d5dbdd20aa'}
+
+
+def test_fixes_wrong_subject() -> None:
+    texts = _texts()
+    texts[VETH] = texts[VETH].replace('("veth: rely on skb_pp_cow_data utility routine")',
+                                      '("veth: rely on skb_pp_cow_data")')
+    bad = _failed(uc.check_fixes('net', mail.read(NET), texts))
+    assert bad[0].patch == VETH and 'records "veth: rely on' in bad[0].detail
+
+
+def test_fixes_unrecorded_and_unused() -> None:
+    texts = _texts()
+    texts = {n: t.replace('Fixes: e6d5dbdd20aa', 'Fixes: 0123456789ab') for n, t in texts.items()}
+    bad = _failed(uc.check_fixes('net', mail.read(NET), texts))
+    assert any(f.patch == XDP and 'not in' in f.detail for f in bad)
+    assert any(f.patch == '' and 'e6d5dbdd20aa, which no patch names' in f.detail for f in bad)
+
+
+def _mail(to: List[str], sender: str = 'A. U. Thor <a.u.thor@kernel.org>') -> str:
+    text = _texts()[VETH]
+    text = mail.resign(text, mail.Identity(*sender[:-1].split(' <')))
+    return mail.add_recipients(text, to, ['netdev@vger.kernel.org'])
+
+
+def test_cc_needs_the_fixes_people(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 39.9: get_maintainer.pl --no-fixes left Toke off every mail."""
+    monkeypatch.setattr(mail, 'get_maintainer', lambda tree, patches: [
+        mail.Named('Jakub Kicinski <kuba@kernel.org>', 'maintainer:NETWORKING DRIVERS')])
+    plan = mail.read(NET)
+    people = list(plan.fixes[0].people)
+    everyone = ['Jakub Kicinski <kuba@kernel.org>', *people]
+    ok = uc.check_cc(Path('.'), 'net', plan, {VETH: _mail(everyone)}, {VETH: NET / VETH})
+    assert not _failed(ok)
+    without = [p for p in everyone if 'toke' not in p]
+    bad = _failed(uc.check_cc(Path('.'), 'net', plan, {VETH: _mail(without)},
+                              {VETH: NET / VETH}))
+    assert bad and 'Toke' in bad[0].detail and 'Fixes: 27accb3cc08a' in bad[0].detail
+
+
+def test_cc_needs_what_get_maintainer_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(mail, 'get_maintainer', lambda tree, patches: [
+        mail.Named('Jakub Kicinski <kuba@kernel.org>', 'maintainer:NETWORKING DRIVERS'),
+        mail.Named('Some One <some@one.org>', 'reviewer:VETH DRIVER')])
+    plan = mail.read(NET)
+    to = ['Jakub Kicinski <kuba@kernel.org>', *plan.fixes[0].people]
+    bad = _failed(uc.check_cc(Path('.'), 'net', plan, {VETH: _mail(to)}, {VETH: NET / VETH}))
+    assert bad and 'some@one.org' in bad[0].detail.lower() and 'reviewer' in bad[0].detail
+
+
+def test_cc_refuses_a_placeholder_sender(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 39.15: you@your.domain and friends reach nobody."""
+    monkeypatch.setattr(mail, 'get_maintainer', lambda tree, patches: [])
+    plan = mail.read(NET)
+    for sender in ('You <you@your.domain>', 'root <root@localhost.localdomain>',
+                   'Dev <dev@mail.example.com>', 'A <a@example>'):
+        text = _texts()[VETH].replace('Signed-off-by: ', f'Signed-off-by: {sender}\nX-Was: ', 1)
+        text = mail.add_recipients(text, list(plan.fixes[0].people), [])
+        bad = _failed(uc.check_cc(Path('.'), 'net', plan, {VETH: text}, {VETH: NET / VETH}))
+        assert bad and 'placeholder sender' in bad[0].detail, sender
+
+
+def _repo(tmp_path: Path) -> Path:
+    repo = tmp_path / 'tree'
+    repo.mkdir()
+    (repo / 'a.c').write_text('int a;\n')
+    for cmd in (['init', '-q'], ['add', '.'],
+                ['-c', 'user.name=x', '-c', 'user.email=x@y', 'commit', '-qm', 'base']):
+        subprocess.run(['git', *cmd], cwd=repo, check=True)
+    return repo
+
+
+def test_applies_fails_on_a_patch_for_another_base(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    bad = tmp_path / '0001-x.patch'
+    bad.write_text('From 0 Mon Sep 17 00:00:00 2001\nFrom: A <a@b.org>\nDate: Mon, 7 Dec 2026 '
+                   '00:00:00 +0000\nSubject: [PATCH] x\n\nx\n---\n a.c | 2 +-\n\ndiff --git '
+                   'a/a.c b/a.c\n--- a/a.c\n+++ b/a.c\n@@ -1 +1 @@\n-int b;\n+int c;\n')
+    found = uc.check_applies(repo, 'net', bad)
+    assert found.status is Status.FAIL
+    # and the worktree is left as it was, for the next series
+    assert not (repo / '.git' / 'rebase-apply').exists()
+    assert uc.touched(bad.read_text()) == ['a.c']
+
+
+class _CannedBuilder(uc.Builder):
+    """make as a W=1 build of a patch that adds a warning answers."""
+    output = ''
+
+    def configure(self, symbols):  # type: ignore[no-untyped-def]
+        (self.build / '.config').write_text('CONFIG_NET=y\n')
+        return None
+
+    def make(self, *args: str) -> 'subprocess.CompletedProcess[str]':
+        return subprocess.CompletedProcess(['make'], 0, self.output, '')
+
+
+def test_builds_fails_on_a_w1_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(uc, 'kconfig_symbol', lambda src, f: BUILTIN)
+    from rxalign import arches
+    b = _CannedBuilder(arches.select('x86_64')[0], tmp_path, tmp_path, tmp_path / 'log', 1, {})
+    patch = tmp_path / '0001-x.patch'
+    b.output = '  CC      net/core/skbuff.o\n'
+    assert uc.check_builds(b, 'net', patch, ['net/core/skbuff.c'], []).status is Status.PASS
+    b.output = ('net/core/skbuff.c:12:5: warning: no previous prototype for \'f\' '
+                '[-Wmissing-prototypes]\n')
+    found = uc.check_builds(b, 'net', patch, ['net/core/skbuff.c'], [])
+    assert found.status is Status.FAIL and 'missing-prototypes' in found.detail
