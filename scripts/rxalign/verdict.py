@@ -65,6 +65,14 @@ def _walk(test: Any, prefix: str, parser: ModuleType, skips: Dict[str, str],
                 f'"not ok {name}" with every one of its {len(children)} tests ok'
             out.append(Case(name=name, status=CaseStatus.FAIL, message=msg,
                             log=list(test.log)))
+        elif test.status == parser.TestStatus.SKIPPED and not skips.get(name) and \
+                not (children and all(c.status == CaseStatus.SKIP and c.message
+                                      for c in children)):
+            # A parent's `# SKIP` without a reason is KUnit's summary only when
+            # every child skipped with its own; over tests that ran, it is a
+            # skip that says nothing, and it stands as a case of its own name.
+            out.append(Case(name=name, status=CaseStatus.SKIP, message='',
+                            log=list(test.log)))
         return
     s = parser.TestStatus
     status = {s.SUCCESS: CaseStatus.PASS, s.FAILURE: CaseStatus.FAIL,

@@ -453,3 +453,35 @@ def test_a_forged_problem_kind_is_named_as_a_kind(parser: ModuleType) -> None:
     stored['problems'][0]['kind'] = 'gremlins'
     with pytest.raises(ValueError, match="unknown problem kind 'gremlins' \\(known: 'unrunnable'"):
         Verdict.from_json(stored, 'test')
+
+
+# ---- issue 41: each test below failed before its fix (see the docstring) ----
+
+@pytest.mark.parametrize('line, name', [
+    ('ok 2 net_rx_align_alloc', 'net_rx_align_alloc'),
+    ('ok 2 rx_napi_alloc', 'net_rx_align_alloc.rx_napi_alloc'),
+])
+def test_a_reasonless_skip_over_tests_that_ran_fails(parser: ModuleType, tmp_path: Path,
+                                                     line: str, name: str) -> None:
+    """Item 13: a suite (or parameterised case) whose own result line is
+    `# SKIP` without a reason, every case under it passing, exited 0."""
+    indent = '    ' if line.startswith('ok 2 rx') else ''
+    lines = faults.replace(faults.pass_log(), line, [f'{indent}{line} # SKIP'])
+    v = judge_log(parser, lines, tmp_path)
+    assert v.exit == Exit.TEST_FAILED, v.cause
+    assert 'skipped without a reason' in v.cause and name in v.cause, v.cause
+
+
+def test_a_reasonless_skip_that_sums_up_skips_with_reasons_passes(parser: ModuleType,
+                                                                  tmp_path: Path) -> None:
+    """KUnit ends a suite whose every case skipped with `ok N suite # SKIP`
+    and no reason of its own: the cases' reasons are the reason."""
+    lines = faults.pass_log()
+    for n, case in enumerate(('rx_policy_table', 'rx_net_skb_pad_sane',
+                              'rx_net_ip_align_sane'), 1):
+        lines = faults.replace(lines, f'ok {n} {case}',
+                               [f'    ok {n} {case} # SKIP not on this arch'])
+    lines = faults.replace(lines, 'ok 1 net_rx_align_policy', ['ok 1 net_rx_align_policy # SKIP'])
+    v = judge_log(parser, lines, tmp_path)
+    assert v.exit == Exit.OK, v.cause
+    assert v.count('SKIP') == 3
