@@ -30,7 +30,6 @@ from .arches import ARCHES, Arch, builder
 from .boot import boot
 from .cache import Cache, Lock
 from .console import RESULT as RESULT_LINE, PANIC as PANIC_LINE, TIMESTAMP
-from .declared import suite_glob
 from .fmt import seconds as fmt_seconds
 from .live import SuiteProgress
 from .kconfig import Profile, defined_here, fitted, kernel_kconfig, tree_symbols
@@ -57,6 +56,8 @@ class RunSettings:
     slim_kept: Tuple[str, ...] = ()         # slim cuts this kernel keeps (kernels.py)
     idle_timeout: float = 60.0              # stop a guest silent this long, as hung
     drivers: bool = False                   # --drivers: the drivers suite, on the arch's NICs
+    # kunit.filter_glob: the suites this run boots (declared.suite_glob); '' all built
+    filter_glob: str = ''
     # the cache lock: every child inherits its fd, so the lock stays held while
     # any of them lives (a run-kunit killed by SIGKILL leaves them running)
     lock: Optional[Lock] = None
@@ -423,7 +424,8 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
     boot = Phase('run', 'booting and running',
                  [*kunit, 'exec', *exec_common, *adds, f'--timeout={s.timeout}',
                   '--raw_output=all', *panic_args(arch),
-                  *(nic_exec_args(arch) if s.drivers else []), suite_glob(s.drivers)],
+                  *(nic_exec_args(arch) if s.drivers else []),
+                  *([s.filter_glob] if s.filter_glob else [])],
                  out_dir / 'kunit-exec.log', s.timeout + 120.0)
     phases = [configure, build, boot]
     # kunit.py config writes .config (olddefconfig, then its check that every

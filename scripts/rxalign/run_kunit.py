@@ -22,7 +22,7 @@ from . import (arches, baseline, deps, fmt, kernels, known_failures, outdir, pat
 from .cache import Cache, Lock, default_root
 from .cli import run_main
 from .declared import (declared_cases, expected_suites, module_functions, read_config,
-                       selected, suite_glob)
+                       run_suites, suite_glob)
 from .exitcodes import Exit, HarnessError, epilog
 from .fmt import seconds as fmt_seconds
 from .kunit_driver import RunSettings, load_kunit_parser, run_arch
@@ -337,11 +337,14 @@ def run_settings(plan: Plan, ready: ReadyTree, cache: Cache, lock: Lock,
     args = plan.args
     # a --tree is taken to be current: slim.config as written
     kept = () if plan.user_tree else plan.kernel.slim_kept
+    # every suite the tests in the tree declare, but the other kind's
+    glob = suite_glob(expected_suites(ready.prepared.path / tree.TESTS_DEST), args.drivers)
     return RunSettings(tree=ready.prepared.path, cache=cache, base_id=ready.base.base_id,
                        profile=Profile(slim=not args.no_slim, debug=args.debug),
                        slim_kept=kept, jobs=args.jobs, timeout=args.timeout,
                        idle_timeout=args.idle_timeout, drivers=args.drivers, lock=lock,
-                       toolchains=chains, ccache_first_build=in_ci(args))
+                       toolchains=chains, ccache_first_build=in_ci(args),
+                       filter_glob=glob)
 
 
 def in_ci(args: argparse.Namespace) -> bool:
@@ -373,8 +376,8 @@ def run_arches(plan: Plan, problems: Dict[str, HarnessError], settings: RunSetti
                           if result.config and result.config.is_file() else None)
                 # the results directory is renamed into place at the end:
                 # the verdict names the logs where they will be
-                declared = selected(expected_suites(built_tests, config),
-                                    suite_glob(settings.drivers))
+                suites = expected_suites(built_tests, config)
+                declared = {s: suites[s] for s in run_suites(suites, settings.drivers)}
                 v = judge(result, declared, parser,
                           settings.timeout, ours, logs_in=plan.out / a.name)
             v.toolchain = settings.toolchain(a).describe(a)

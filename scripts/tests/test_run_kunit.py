@@ -549,3 +549,46 @@ def test_an_interrupted_run_keeps_the_arches_it_finished(
     assert '<dt>partial</dt>' in (out / 'report.html').read_text()
     assert (out / 'x86_64' / 'ktap.log').is_file()
     assert str(out) in capsys.readouterr().err
+
+
+# ---- issue 41: each test below failed before its fix (see the docstring) ----
+
+EXTRA_SUITE = '''static struct kunit_case rx_extra_cases[] = {
+	KUNIT_CASE(rx_extra),
+	{}
+};
+
+static struct kunit_suite rx_extra_suite = {
+	.name = %s,
+	.test_cases = rx_extra_cases,
+};
+kunit_test_suites(&rx_extra_suite);
+'''
+
+
+@pytest.mark.parametrize('name, header, status, said', [
+    # item 14: net_rx_align_[!d]* left it out: never run, never missing, exit 0
+    # (the saved logs' suite has no drivers suite to tell it from)
+    ('"net_rx_align_dma_sync"', '', Exit.INFRA, 'missing net_rx_align_dma_sync'),
+    # item 13: a macro of a header was exit 70; it is read, and the suite required
+    ('RX_EXTRA_NAME', '#define RX_EXTRA_NAME "net_rx_align_extra"\n', Exit.INFRA,
+     'missing net_rx_align_extra'),
+    ('RX_EXTRA_NAME', '', Exit.USAGE, 'RX_EXTRA_NAME'),
+])
+def test_the_suites_to_run_and_require_are_the_declared_ones(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path, name: str, header: str, status: Exit,
+        said: str) -> None:
+    tests = tmp_path / 'kunit-tests'
+    shutil.copytree(faults.FIXTURES / 'kunit-tests', tests)
+    (tests / 'rx_align_extra_kunit.c').write_text(EXTRA_SUITE % name)
+    added = ' rx_align_extra_kunit.c'
+    if header:
+        (tests / 'rx_align_extra.h').write_text(header)
+        added += ' rx_align_extra.h'
+    msg = tests / 'commits' / '0001-tests.msg'      # the commit that adds them
+    msg.write_text(msg.read_text().replace('Files: ', f'Files:{added} ', 1))
+    monkeypatch.setattr(run_kunit, 'TESTS_DIR', tests)
+    assert run(monkeypatch, fake_tree, tmp_path / 'out', 'pass') == status
+    err = capsys.readouterr().err
+    assert said in err and 'Traceback' not in err, err
