@@ -70,16 +70,27 @@ class Case:
     message: str = ''           # the failed expectation, or the skip reason
     log: List[str] = dataclasses.field(default_factory=list)
     known: str = ''             # why a FAIL is a known failure (--expected), else ''
+    # What the kernel reported while the case ran (a WARN, KASAN, lockdep, the
+    # module's own "kernel state changed" check), else '': it fails the case,
+    # and no known-failure rule excuses it.
+    report: str = ''
+
+    @property
+    def excused(self) -> bool:
+        """A known failure: a rule covers the failed assertion, and the kernel
+        reported nothing while the case ran."""
+        return self.status == CaseStatus.FAIL and bool(self.known) and not self.report
 
     @property
     def shown(self) -> str:
         """The status reports show: a known failure is XFAIL."""
-        return 'XFAIL' if self.status == CaseStatus.FAIL and self.known else self.status.value
+        return 'XFAIL' if self.excused else self.status.value
 
     @property
     def gating(self) -> bool:
-        """Fails the arch: a failure nobody expected, or a skip that gives no reason."""
-        return (self.status == CaseStatus.FAIL and not self.known) or \
+        """Fails the arch: a failure nobody expected (or a kernel report), or a
+        skip that gives no reason."""
+        return (self.status == CaseStatus.FAIL and not self.excused) or \
             (self.status == CaseStatus.SKIP and not self.message)
 
     def to_json(self) -> Dict[str, Any]:
@@ -87,6 +98,8 @@ class Case:
              'log': self.log}
         if self.known:
             d['known'] = self.known
+        if self.report:
+            d['report'] = self.report
         return d
 
     @classmethod
@@ -98,7 +111,8 @@ class Case:
         log = d.get('log', [])
         return cls(name=str(d['name']), status=_enum(CaseStatus, status, f'{where}: {d["name"]}'),
                    message=str(d.get('message', '')),
-                   log=[str(x) for x in log] if isinstance(log, list) else [], known=known)
+                   log=[str(x) for x in log] if isinstance(log, list) else [], known=known,
+                   report=str(d.get('report', '')))
 
 
 class DriverClass(str, enum.Enum):
@@ -289,6 +303,7 @@ class ProblemKind(str, enum.Enum):
     RECORDED = 'recorded'              # stored by results that predate kinds
     BUILD = 'build'                    # config or build failed
     CRASH = 'crash'                    # panic, oops, BUG
+    UNKNOWN_REPORT = 'unknown-report'  # a report banner (BUG, WARNING, ====) no table knows
     SECOND_STREAM = 'second-stream'    # a reboot, a second run
     HUNG = 'hung'                      # no console output for --idle-timeout
     NO_EXIT = 'no-exit'                # every suite ran, QEMU did not exit by --timeout
@@ -467,7 +482,7 @@ def decide(v: Verdict) -> Tuple[ArchStatus, str]:
       a declared case absent, or a case crashed     -> infra
       KTAP errors, or --debug without a kmemleak report (problems an absent
       or crashed case would explain)                -> infra
-      a case failed (a kernel splat in its window fails it), or skipped
+      a case failed (a kernel report in its window fails it), or skipped
       without a reason, and no rule expects it      -> failed (exit 1)
       a case passed but printed a frame it judged failed, or one that took
       an unaligned-access fixup (the log contradicts itself) -> failed

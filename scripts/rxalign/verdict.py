@@ -2,7 +2,7 @@
 
 kunit_parser gives the cases; console.read() gives, in one walk over the
 same lines, what the parser drops (skip reasons, facts, measured frames,
-splats, crashes, the kmemleak scan); judge() puts them together and lists
+kernel reports, crashes, the kmemleak scan); judge() puts them together and lists
 what kept the results from being complete (the run's Problems, each found
 on its own evidence, none ranked here).  results.decide() is the one place
 that ranks them and turns a Verdict into a status.
@@ -165,7 +165,7 @@ def judge(run: ArchRun, expected: Dict[str, List[str]], parser: ModuleType,
     if parsed:
         for suite in root.subtests:
             _walk(suite, '', parser, con.skips, v.cases)
-        _pin_splats(v, con)
+        _pin_reports(v, con)
         v.missing = absent(expected, [c.name for c in v.cases] + [s.name for s in root.subtests])
     v.problems.extend(_problems(run, con, timeout, ktap_file, parsed, v))
     if parsed and root.counts.errors:
@@ -182,20 +182,25 @@ def judge(run: ArchRun, expected: Dict[str, List[str]], parser: ModuleType,
     return v
 
 
-def _pin_splats(v: Verdict, con: console.Console) -> None:
-    """A kernel warning fails the case that was running; one outside every case
-    fails a pseudo-case named for its window (after suite X, in case Y)."""
+def _pin_reports(v: Verdict, con: console.Console) -> None:
+    """A kernel report fails the case that was running, for good (no known-
+    failure rule excuses it); one outside every case fails a pseudo-case named
+    for its window (before the suites, after suite X, in case Y)."""
     for case in v.cases:
-        splat = con.splats.get(case.name)
-        if splat and case.status in (CaseStatus.PASS, CaseStatus.SKIP, CaseStatus.FAIL):
-            warning = f'kernel warning while it ran: {splat}'
-            case.message = f'{case.message} || {warning}' if case.status == CaseStatus.FAIL \
-                else warning
-            case.status = CaseStatus.FAIL
-    for window, splat in con.stray.items():
+        reports = con.reports.get(case.name)
+        if not reports:
+            continue
+        case.report = ' || '.join(reports)
+        said = f'kernel report while it ran: {case.report}'
+        if case.status in (CaseStatus.PASS, CaseStatus.SKIP):
+            case.status, case.message = CaseStatus.FAIL, said
+        elif case.status == CaseStatus.FAIL and case.report not in case.message:
+            case.message = f'{case.message} || {said}' if case.message else said
+    for window, report in con.stray.items():
         where = window.split('.', 1)[1].replace('_', ' ', 1)
         v.cases.append(Case(window, CaseStatus.FAIL,
-                            f'kernel warning outside every case ({where}): {splat}', [splat]))
+                            f'kernel report outside every case ({where}): {report}', [report],
+                            report=report))
 
 
 def _problems(run: ArchRun, con: console.Console, timeout: int, ktap_file: str,
@@ -208,6 +213,12 @@ def _problems(run: ArchRun, con: console.Console, timeout: int, ktap_file: str,
         said = '; '.join(dict.fromkeys(x for x in (c.first, c.panic) if x))
         found.append(Problem(ProblemKind.CRASH,
                              f'{run.arch}: kernel crash in {c.where}: {said} {see}'))
+    if con.unknown:
+        found.append(Problem(ProblemKind.UNKNOWN_REPORT, (
+            f'{run.arch}: a kernel report the harness does not know, at {con.unknown[0]}'
+            + (f' and {len(con.unknown) - 1} more' if len(con.unknown) > 1 else '')
+            + ': it opens like one (BUG, WARNING, a rule of "="), and no table of '
+            f'scripts/rxalign/crashes.py reads it; add its format there {see}')))
     if con.second_stream:
         found.append(Problem(ProblemKind.SECOND_STREAM, (
             f'{run.arch}: a second KTAP stream began at line {con.second_stream} of the '
