@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
+import re
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
@@ -105,13 +106,13 @@ class Case:
     @classmethod
     def from_json(cls, data: Any, where: str) -> 'Case':
         d = _fields(data, where, ('name', 'status'))
-        status, known = d['status'], str(d.get('known', ''))
-        if status == 'XFAIL':   # results written before `known` was a field
-            status, known = 'FAIL', known or 'known failure'
+        # A known mark is never read back: the rules given to the reader decide
+        # it afresh (known_failures.apply); an XFAIL of older results is a FAIL.
+        status = 'FAIL' if d['status'] == 'XFAIL' else d['status']
         log = d.get('log', [])
         return cls(name=str(d['name']), status=_enum(CaseStatus, status, f'{where}: {d["name"]}'),
                    message=str(d.get('message', '')),
-                   log=[str(x) for x in log] if isinstance(log, list) else [], known=known,
+                   log=[str(x) for x in log] if isinstance(log, list) else [],
                    report=str(d.get('report', '')))
 
 
@@ -318,6 +319,16 @@ class ProblemKind(str, enum.Enum):
         return ArchStatus.ENVIRONMENT if self is ProblemKind.UNRUNNABLE else ArchStatus.INFRA
 
     @property
+    def excusable(self) -> bool:
+        """What an `ARCH: *` rule may excuse: this run's own evidence that the
+        arch gave no case (it cannot run here, did not build, crashed, hung or
+        printed no KTAP before any case); never results that are missing (a
+        job that died or never ran, an interrupted run), stored by older
+        results, or that the harness cannot read."""
+        return self in (ProblemKind.UNRUNNABLE, ProblemKind.BUILD, ProblemKind.CRASH,
+                        ProblemKind.HUNG, ProblemKind.TIMEOUT, ProblemKind.NO_KTAP)
+
+    @property
     def after_cases(self) -> bool:
         """Ranked below a run without cases and an incomplete one."""
         return self in (ProblemKind.KTAP_ERRORS, ProblemKind.NO_KMEMLEAK)
@@ -421,7 +432,7 @@ class Verdict:
                 facts={str(k): str(x) for k, x in dict(d.get('facts', {})).items()},
                 seconds={str(k): float(x) for k, x in dict(d.get('seconds', {})).items()},
                 logs={str(k): str(x) for k, x in dict(d.get('logs', {})).items()},
-                known=str(d.get('known', '')), reused=d.get('reused') is True,
+                reused=d.get('reused') is True,
                 toolchain=str(d.get('toolchain', '')))
         frames, malformed = d.get('frames', []), d.get('frames_malformed', [])
         if not isinstance(frames, list) or not isinstance(malformed, list):
@@ -452,7 +463,6 @@ class Verdict:
             # excuse that is for this --expected and decide() to say.
             v.problems = [Problem(ProblemKind.UNRUNNABLE if stored == ArchStatus.ENVIRONMENT
                                   else ProblemKind.RECORDED, str(d.get('cause', '')))]
-            v.known = ''
         return v
 
 
@@ -488,9 +498,11 @@ def decide(v: Verdict) -> Tuple[ArchStatus, str]:
       an unaligned-access fixup (the log contradicts itself) -> failed
       else                                          -> passed (exit 0)
     An `ARCH: *` rule (v.known) makes a problem known only when no case ran
-    at all: never a failure, crash, hang or missing case of an arch that
-    produced results. It is asked every time (Verdict.status), never stored
-    and trusted, so results read back from JSON are judged by these rules.
+    at all and the run itself showed why (ProblemKind.excusable): never a
+    failure, crash, hang or missing case of an arch that produced results,
+    nor an arch whose results are missing. It is asked every time
+    (Verdict.status), never stored and trusted, so results read back from
+    JSON are judged by these rules.
     """
     first = v.problem
     if first and not first.kind.after_cases:
@@ -521,16 +533,23 @@ def decide(v: Verdict) -> Tuple[ArchStatus, str]:
         return ArchStatus.PASSED, (f'{v.arch}: {v.count("PASS")} passed, {v.count("SKIP")} '
                                    'skipped with a reason'
                                    + (f', {known} known failure(s)' if known else ''))
-    if v.known and not v.cases:
+    if v.known and not v.cases and all(p.kind.excusable for p in v.problems):
         return ArchStatus.KNOWN, f'{cause} [known: {v.known}]'
     if v.known:
-        cause += ' (the arch\'s "*" rule covers only an arch without any result)'
+        cause += (' (the arch\'s "*" rule covers only an arch that ran and gave no case, '
+                  'not one with results or whose results are missing)')
     return status, cause
 
 
 def gate(verdicts: Iterable[Verdict]) -> Exit:
     """The exit status of a run or a merge: the most severe of its arches."""
     return max((v.exit for v in verdicts), key=_SEVERITY.index, default=Exit.OK)
+
+
+def _kernel_of(tree: str) -> str:
+    """The kernel of results written before they said it: Debian's package name."""
+    m = re.match(r'linux-source-(\d+\.\d+)\b', tree)
+    return m.group(1) if m else ''
 
 
 @dataclasses.dataclass(frozen=True)
@@ -545,6 +564,7 @@ class RunMeta:
     finished: str
     base_commit: str = ''
     interrupted: str = ''       # the run was stopped: only some arches are complete
+    kernel: str = ''            # the kernel version tested (6.12; a --tree's VERSION.PATCHLEVEL)
 
     IDENTITY = ('tree_hash', 'series', 'run_id')
 
@@ -564,13 +584,16 @@ class RunMeta:
                    run_id=str(d.get('run_id', '')),
                    arches=tuple(str(a) for a in d.get('arches', [])),
                    finished=str(d.get('finished', '')), base_commit=str(d.get('base_commit', '')),
-                   interrupted=str(d.get('interrupted', '')))
+                   interrupted=str(d.get('interrupted', '')),
+                   kernel=str(d.get('kernel', '')) or _kernel_of(str(d.get('tree', ''))))
 
 
-# The layout of results.json: 2 has `format` and each arch's `problem`; a
-# file without `format` is 1 (older run-kunit). Any other is refused.
-RESULTS_FORMAT = 2
-KNOWN_FORMATS = (1, RESULTS_FORMAT)
+# The layout of results.json: 2 has `format` and each arch's `problem`; 3 a
+# case's kernel `report`, which no known-failure rule excuses (a reader of 2
+# would), and the run's `kernel`; a file without `format` is 1 (older
+# run-kunit). Any other is refused.
+RESULTS_FORMAT = 3
+KNOWN_FORMATS = (1, 2, RESULTS_FORMAT)
 
 
 class UnknownFormat(ValueError):

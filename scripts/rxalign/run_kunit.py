@@ -202,6 +202,7 @@ class Plan:
     latest: Optional[Path]              # kunit-results/latest, without --out
     run_id: str
     results_root: Path                  # kunit-results/: the default --out, earlier runs
+    version: str                        # the kernel tested: 6.12, a --tree's VERSION.PATCHLEVEL
 
 
 def check_args(args: argparse.Namespace) -> Plan:
@@ -217,8 +218,9 @@ def check_args(args: argparse.Namespace) -> Plan:
     if args.jobs < 1 or args.timeout < 1 or args.idle_timeout < 1:
         raise HarnessError(Exit.USAGE, '--jobs, --timeout and --idle-timeout take a positive '
                            'number')
+    version = tree.kernel_version(user_tree) if user_tree else kernel.name
     known = known_failures.from_option(args.expected, expected_suites(TESTS_DIR),
-                                       declared_cases(TESTS_DIR))
+                                       declared_cases(TESTS_DIR), version)
     since = baseline.Option.parse(args.baseline)
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime('%Y%m%d-%H%M%S')
     root = results_root(Path.cwd())
@@ -232,7 +234,7 @@ def check_args(args: argparse.Namespace) -> Plan:
     return Plan(args=args, kernel=kernel, user_tree=user_tree, arches=selected, known=known,
                 since=since, patches=given, out=out, latest=latest,
                 run_id=args.run_id or f'local-{stamp}-{secrets.token_hex(3)}',
-                results_root=root)
+                results_root=root, version=version)
 
 
 def unbuildable(kernel: Optional[kernels.Kernel], arch: arches.Arch) -> Optional[HarnessError]:
@@ -406,7 +408,8 @@ def record(plan: Plan, ready: ReadyTree, verdicts: List[Verdict], interrupted: s
                                          .encode()).hexdigest(),
                    run_id=plan.run_id, arches=tuple(a.name for a in plan.arches),
                    finished=datetime.datetime.now(datetime.timezone.utc)
-                   .isoformat(timespec='seconds'), interrupted=interrupted)
+                   .isoformat(timespec='seconds'), interrupted=interrupted,
+                   kernel=plan.version)
     return Results(runs=[meta], arches={v.arch: v for v in verdicts})
 
 

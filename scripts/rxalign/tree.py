@@ -103,6 +103,17 @@ def user_tree(path: Path) -> Path:
     return path
 
 
+def kernel_version(path: Path) -> str:
+    """VERSION.PATCHLEVEL of the kernel tree at @path, from its Makefile; '' when
+    the Makefile does not say (what --expected rules for a --tree must match)."""
+    try:
+        text = (path / 'Makefile').read_text(errors='replace')
+    except OSError:
+        return ''
+    found = dict(re.findall(r'^(VERSION|PATCHLEVEL)\s*=\s*(\d+)\s*$', text, re.M))
+    return f'{found["VERSION"]}.{found["PATCHLEVEL"]}' if len(found) == 2 else ''
+
+
 def user_base(path: Path, ours: Sequence[Path] = ()) -> Base:
     """A tree the user named. `ours` are paths of this run (its results, the
     cache) that a CI may keep inside the checkout: they are no part of the

@@ -139,7 +139,7 @@ def test_an_arch_expected_not_to_run_is_known_even_alone(
         raise HarnessError(Exit.ENVIRONMENT, 'the compiler miscompiles the probe')
     monkeypatch.setattr(deps, 'check_arch_tools', nothing)
     expected = tmp_path / 'expected'
-    expected.write_text(rule + '\n')
+    expected.write_text('kernel: any\n' + rule + '\n')
     out = tmp_path / 'out'
     assert run(monkeypatch, fake_tree, out, 'pass',
                args=('--arch', 'x86_64', '--expected', str(expected))) == status
@@ -592,3 +592,53 @@ def test_the_suites_to_run_and_require_are_the_declared_ones(
     assert run(monkeypatch, fake_tree, tmp_path / 'out', 'pass') == status
     err = capsys.readouterr().err
     assert said in err and 'Traceback' not in err, err
+
+
+class MachineReached(Exception):
+    """The arguments were taken: run-kunit went on to this machine's packages."""
+
+
+@pytest.mark.parametrize('kernel, expected, status', [
+    ('6.1', 'debian-7.3.expected', Exit.USAGE),
+    ('6.12', 'debian-7.3.expected', Exit.USAGE),
+    ('7.3', 'debian-7.3.expected', None),
+    ('6.12', 'debian-6.12.expected', None),
+])
+def test_rules_of_another_kernel_are_refused_before_any_work(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path,
+        cache_root: Path, kernel: str, expected: str, status: Any) -> None:
+    """Item 4: `--kernel 6.1 --expected expected/debian-7.3.expected` was
+    accepted silently, and 7.3's known failures excused 6.1's."""
+    from rxalign import paths
+
+    def reached(plan: Any) -> Any:
+        raise MachineReached()
+    monkeypatch.setattr(run_kunit, 'TESTS_DIR', paths.TESTS_DIR)
+    monkeypatch.setattr(run_kunit, 'check_machine', reached)
+    args = ['--kernel', kernel, '--arch', 'x86_64', '--out', str(tmp_path / 'out'),
+            '--expected', str(paths.REPO / 'expected' / expected)]
+    if status is None:
+        with pytest.raises(MachineReached):
+            run_kunit.run(run_kunit.parse_args(args))
+        return
+    assert run_kunit.main(args) == status
+    err = capsys.readouterr().err
+    assert f'a rule for kernel 7.3' in err and f'kernel {kernel}' in err, err
+    assert not (tmp_path / 'out').exists()
+
+
+def test_rules_for_a_tree_hold_on_its_makefiles_version(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path) -> None:
+    """Item 4: a --tree's kernel is the VERSION.PATCHLEVEL of its Makefile; a
+    tree that does not say takes only `kernel: any` rules."""
+    expected = tmp_path / 'expected'
+    expected.write_text('kernel: 6.12\nx86_64: net_rx_align_alloc.rx_napi_alloc  # bug 123\n')
+    out = tmp_path / 'out'
+    assert run(monkeypatch, fake_tree, out, 'fail',
+               args=('--arch', 'x86_64', '--expected', str(expected))) == Exit.USAGE
+    assert 'a kernel whose version is unknown' in capsys.readouterr().err
+    (fake_tree / 'Makefile').write_text('VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 118\n')
+    assert run(monkeypatch, fake_tree, out, 'fail',
+               args=('--arch', 'x86_64', '--expected', str(expected))) == Exit.OK
+    assert json.loads((out / 'results.json').read_text())['meta']['kernel'] == '6.12'

@@ -491,7 +491,7 @@ def test_a_reasonless_skip_that_sums_up_skips_with_reasons_passes(parser: Module
 def with_rule(v: Verdict, rule: str) -> Verdict:
     """The verdict as --expected with one rule (`ARCH: NAME  # why`) leaves it."""
     from rxalign import known_failures
-    return known_failures.apply(v, known_failures.parse(rule + '\n', 'expected'))
+    return known_failures.apply(v, known_failures.parse(f'kernel: any\n{rule}\n', 'expected'))
 
 
 NAPI_60 = 'net_rx_align_alloc.rx_napi_alloc.napi_alloc_skb len=60'
