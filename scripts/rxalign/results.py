@@ -56,6 +56,46 @@ def _fields(data: Any, where: str, required: Tuple[str, ...]) -> Dict[str, Any]:
     return data
 
 
+def _kind(value: Any) -> str:
+    return 'null' if value is None else type(value).__name__
+
+
+def _str(d: Dict[str, Any], key: str, where: str) -> str:
+    """A string field; absent is ''."""
+    value = d.get(key, '')
+    if not isinstance(value, str):
+        raise ValueError(f'{where}: {key} is {_kind(value)}, not a string')
+    return value
+
+
+def _list(d: Dict[str, Any], key: str, where: str) -> List[Any]:
+    """A list field; absent is []."""
+    value = d.get(key, [])
+    if not isinstance(value, list):
+        raise ValueError(f'{where}: {key} is {_kind(value)}, not a list')
+    return value
+
+
+def _strs(d: Dict[str, Any], key: str, where: str) -> List[str]:
+    """A list of strings; absent is []."""
+    value = _list(d, key, where)
+    if not all(isinstance(x, str) for x in value):
+        raise ValueError(f'{where}: {key} is not a list of strings')
+    return value
+
+
+def _map(d: Dict[str, Any], key: str, where: str, of: Any = str) -> Dict[str, Any]:
+    """An object whose values are all of type @of (numbers: int or float, no
+    bool); absent is {}."""
+    value = d.get(key, {})
+    kinds = (int, float) if of is float else (of,)
+    if not isinstance(value, dict) or not all(
+            isinstance(x, kinds) and not isinstance(x, bool) for x in value.values()):
+        what = 'numbers' if of is float else 'strings'
+        raise ValueError(f'{where}: {key} is not an object of {what}')
+    return value
+
+
 def _enum(kind: Any, value: Any, where: str, what: str = 'status') -> Any:
     try:
         return kind(value)
@@ -106,14 +146,15 @@ class Case:
     @classmethod
     def from_json(cls, data: Any, where: str) -> 'Case':
         d = _fields(data, where, ('name', 'status'))
+        name = _str(d, 'name', f'{where}: a case')
+        where = f'{where}: {name}'
         # A known mark is never read back: the rules given to the reader decide
         # it afresh (known_failures.apply); an XFAIL of older results is a FAIL.
-        status = 'FAIL' if d['status'] == 'XFAIL' else d['status']
-        log = d.get('log', [])
-        return cls(name=str(d['name']), status=_enum(CaseStatus, status, f'{where}: {d["name"]}'),
-                   message=str(d.get('message', '')),
-                   log=[str(x) for x in log] if isinstance(log, list) else [],
-                   report=str(d.get('report', '')))
+        status = _str(d, 'status', where)
+        return cls(name=name, status=_enum(CaseStatus, 'FAIL' if status == 'XFAIL' else status,
+                                           where),
+                   message=_str(d, 'message', where), log=_strs(d, 'log', where),
+                   report=_str(d, 'report', where))
 
 
 class DriverClass(str, enum.Enum):
@@ -241,7 +282,8 @@ class Frame:
     def from_json(cls, data: Any, where: str) -> 'Frame':
         d = _fields(data, where, ('case',))
         try:
-            return cls.from_fields(str(d['case']), {k: x for k, x in d.items() if k != 'case'})
+            return cls.from_fields(_str(d, 'case', where),
+                                   {k: x for k, x in d.items() if k != 'case'})
         except ValueError as e:
             raise ValueError(f'{where}: frame of {d["case"]}: {e}') from None
 
@@ -259,7 +301,8 @@ class MalformedFrame:
     @classmethod
     def from_json(cls, data: Any, where: str) -> 'MalformedFrame':
         d = _fields(data, where, ('line',))
-        return cls(case=str(d.get('case', '')), line=str(d['line']), why=str(d.get('why', '')))
+        return cls(case=_str(d, 'case', where), line=_str(d, 'line', where),
+                   why=_str(d, 'why', where))
 
 
 def parse_frame(case: str, text: str) -> Union[Frame, MalformedFrame]:
@@ -353,7 +396,8 @@ class Problem:
     @classmethod
     def from_json(cls, data: Any, where: str) -> 'Problem':
         d = _fields(data, where, ('kind', 'cause'))
-        return cls(_enum(ProblemKind, d['kind'], where, 'problem kind'), str(d['cause']))
+        return cls(_enum(ProblemKind, _str(d, 'kind', where), where, 'problem kind'),
+                   _str(d, 'cause', where))
 
 
 @dataclasses.dataclass
@@ -419,42 +463,43 @@ class Verdict:
                 'toolchain': self.toolchain}
 
     @classmethod
-    def from_json(cls, data: Any, where: str) -> 'Verdict':
+    def from_json(cls, data: Any, where: str, version: int = 3) -> 'Verdict':
+        """One arch of results.json of format @version; ValueError names a field
+        that is missing or not of its type."""
         d = _fields(data, where, ('arch',))
-        arch = str(d['arch'])
+        arch = _str(d, 'arch', where)
         where = f'{where}: {arch}'
-        stored = _enum(ArchStatus, d['status'], where) if 'status' in d else None
-        cases = d.get('cases', [])
-        if not isinstance(cases, list):
-            raise ValueError(f'{where}: cases is not a list')
-        v = cls(arch=arch, cases=[Case.from_json(c, where) for c in cases],
-                missing=[str(m) for m in d.get('missing', [])],
-                facts={str(k): str(x) for k, x in dict(d.get('facts', {})).items()},
-                seconds={str(k): float(x) for k, x in dict(d.get('seconds', {})).items()},
-                logs={str(k): str(x) for k, x in dict(d.get('logs', {})).items()},
-                reused=d.get('reused') is True,
-                toolchain=str(d.get('toolchain', '')))
-        frames, malformed = d.get('frames', []), d.get('frames_malformed', [])
-        if not isinstance(frames, list) or not isinstance(malformed, list):
-            raise ValueError(f'{where}: frames or frames_malformed is not a list')
-        declared = d.get('declared', {})
-        if not isinstance(declared, dict) or not all(isinstance(c, list)
-                                                     for c in declared.values()):
-            raise ValueError(f'{where}: declared is not an object of suite -> cases')
-        v.declared = {str(k): [str(c) for c in cases] for k, cases in declared.items()}
-        v.frames = [Frame.from_json(f, f'{where}: frames') for f in frames]
+        stored = _enum(ArchStatus, _str(d, 'status', where), where) if 'status' in d else None
+        reused = d.get('reused', False)
+        if not isinstance(reused, bool):
+            raise ValueError(f'{where}: reused is {_kind(reused)}, not true or false')
+        v = cls(arch=arch, cases=[Case.from_json(c, where) for c in _list(d, 'cases', where)],
+                missing=_strs(d, 'missing', where), facts=dict(_map(d, 'facts', where)),
+                seconds={k: float(x) for k, x in _map(d, 'seconds', where, float).items()},
+                logs=dict(_map(d, 'logs', where)), reused=reused,
+                toolchain=_str(d, 'toolchain', where))
+        declared = _map(d, 'declared', where, list)
+        v.declared = {suite: _strs(declared, suite, f'{where}: declared') for suite in declared}
+        v.frames = [Frame.from_json(f, f'{where}: frames') for f in _list(d, 'frames', where)]
         v.malformed_frames = [MalformedFrame.from_json(m, f'{where}: frames_malformed')
-                              for m in malformed]
-        problems, problem = d.get('problems'), d.get('problem')
-        if isinstance(problems, list):
-            v.problems = [Problem.from_json(p, f'{where}: problems') for p in problems]
-        elif isinstance(problem, dict):
+                              for m in _list(d, 'frames_malformed', where)]
+        if 'problems' in d or version >= 3:
+            # what kept the results from being complete: a list, even when empty
+            # (format 3 always has it; the first files of format 2 had `problem`)
+            if not isinstance(d.get('problems'), list):
+                raise ValueError(f'{where}: problems is {_kind(d.get("problems"))}, not a list')
+            v.problems = [Problem.from_json(p, f'{where}: problems') for p in d['problems']]
+            return v
+        problem = d.get('problem')
+        if problem is not None:
             # results written before problems had kinds: the one they stored
-            status = _enum(ArchStatus, problem.get('status'), f'{where}: problem')
+            problem = _fields(problem, f'{where}: problem', ('status',))
+            status = _enum(ArchStatus, problem['status'], f'{where}: problem')
             if status not in (ArchStatus.INFRA, ArchStatus.ENVIRONMENT):
                 raise ValueError(f'{where}: a problem is infra or environment, not {status.value}')
             v.problems = [Problem(ProblemKind.UNRUNNABLE if status == ArchStatus.ENVIRONMENT
-                                  else ProblemKind.RECORDED, str(problem.get('cause', '')))]
+                                  else ProblemKind.RECORDED,
+                                  _str(problem, 'cause', f'{where}: problem'))]
         elif 'problem' not in d and stored in (ArchStatus.INFRA, ArchStatus.ENVIRONMENT,
                                                ArchStatus.KNOWN):
             # Results written before `problem` was a field: a stored status may
@@ -462,7 +507,7 @@ class Verdict:
             # stored `known` says results were missing; whether a rule may
             # excuse that is for this --expected and decide() to say.
             v.problems = [Problem(ProblemKind.UNRUNNABLE if stored == ArchStatus.ENVIRONMENT
-                                  else ProblemKind.RECORDED, str(d.get('cause', '')))]
+                                  else ProblemKind.RECORDED, _str(d, 'cause', where))]
         return v
 
 
@@ -578,14 +623,13 @@ class RunMeta:
 
     @classmethod
     def from_json(cls, data: Any, where: str) -> 'RunMeta':
-        d = _fields(data, f'{where}: meta', ())
-        return cls(tree=str(d.get('tree', '')), head=str(d.get('head', '')),
-                   tree_hash=str(d.get('tree_hash', '')), series=str(d.get('series', '')),
-                   run_id=str(d.get('run_id', '')),
-                   arches=tuple(str(a) for a in d.get('arches', [])),
-                   finished=str(d.get('finished', '')), base_commit=str(d.get('base_commit', '')),
-                   interrupted=str(d.get('interrupted', '')),
-                   kernel=str(d.get('kernel', '')) or _kernel_of(str(d.get('tree', ''))))
+        where = f'{where}: meta'
+        d = _fields(data, where, ())
+        text = {f: _str(d, f, where) for f in ('tree', 'head', 'tree_hash', 'series', 'run_id',
+                                              'finished', 'base_commit', 'interrupted',
+                                              'kernel')}
+        text['kernel'] = text['kernel'] or _kernel_of(text['tree'])
+        return cls(arches=tuple(_strs(d, 'arches', where)), **text)
 
 
 # The layout of results.json: 2 has `format` and each arch's `problem`; 3 a
@@ -631,12 +675,15 @@ class Results:
                                 'regenerate the reports with the run-kunit that wrote them')
         if not isinstance(d['arches'], dict):
             raise ValueError(f'{where}: arches is not an object of arch -> verdict')
-        runs = d['meta'].get('runs') if isinstance(d['meta'], dict) else None
-        metas = [RunMeta.from_json(r, where) for r in runs] if isinstance(runs, list) \
-            else [RunMeta.from_json(d['meta'], where)]
+        meta = _fields(d['meta'], f'{where}: meta', ())
+        runs = meta.get('runs')
+        if runs is not None and not isinstance(runs, list):
+            raise ValueError(f'{where}: meta: runs is {_kind(runs)}, not a list')
+        metas = [RunMeta.from_json(r, where) for r in runs] if runs is not None \
+            else [RunMeta.from_json(meta, where)]
         arches = {}
         for name, v in d['arches'].items():
-            verdict = Verdict.from_json(v, where)
+            verdict = Verdict.from_json(v, where, version)
             if verdict.arch != name:
                 raise ValueError(f'{where}: the verdict filed under {name} is {verdict.arch}\'s')
             arches[name] = verdict

@@ -9,7 +9,7 @@ import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
 import pytest
 
@@ -671,3 +671,80 @@ def test_every_expected_file_names_the_kernel_of_its_name() -> None:
         kernel = f.name.removeprefix('debian-').removesuffix('.expected')
         found = known_failures.load(f)
         assert found and {r.kernel for r in found} == {kernel}, f
+
+
+BAD_VALUES: List[Any] = [None, True, 0, 1.5, 'x', [], {}, ['x'], {'k': 'v'}, [None], {'k': None}]
+
+
+def field_paths(data: Any, at: Tuple[Any, ...] = ()) -> List[Tuple[Any, ...]]:
+    """Every field of @data (each object's keys, each list's first item), deepest last."""
+    found: List[Tuple[Any, ...]] = []
+    children = list(data.items()) if isinstance(data, dict) else \
+        [(0, data[0])] if isinstance(data, list) and data else []
+    for key, value in children:
+        found.append(at + (key,))
+        found += field_paths(value, at + (key,))
+    return found
+
+
+def with_value(data: Any, path: Tuple[Any, ...], value: Any) -> Any:
+    copy = json.loads(json.dumps(data))
+    where = copy
+    for key in path[:-1]:
+        where = where[key]
+    where[path[-1]] = value
+    return copy
+
+
+def current_results(tmp: Path) -> Dict[str, Any]:
+    """The saved run's results.json as this version writes it (format 3)."""
+    from rxalign.results import read_dir
+    d = tmp / 'current'
+    report.write_all(d, read_dir(faults.FIXTURES / 'baseline' / 'run')[0])
+    data: Dict[str, Any] = json.loads((d / 'results.json').read_text())
+    assert data['format'] == RESULTS_FORMAT and data['arches']['x86_64']['problems'] == []
+    return data
+
+
+def test_no_wrongly_typed_field_is_a_bug_of_the_reader(tmp_path: Path) -> None:
+    """Item 8: wrongly typed fields of results.json (meta.arches null, an
+    arch's missing, facts, seconds, logs) were exit 70, a bug of the harness,
+    instead of 2. Every field, every wrong type: refused with ValueError, or
+    read into results every writer and decide() take."""
+    from rxalign.results import Results
+    data = current_results(tmp_path)
+    bugs = []
+    for path in field_paths(data):
+        for bad in BAD_VALUES:
+            try:
+                results = Results.from_json(with_value(data, path, bad), 'results.json')
+                results.gate()
+                for v in results.arches.values():
+                    assert v.status and v.cause is not None
+                report.markdown(results)
+                report.junit(results)
+                json.dumps(report.kcidb(results))
+                json.dumps(results.to_json())
+            except ValueError:
+                continue
+            except Exception as e:     # pylint: disable=broad-except
+                bugs.append(f'{".".join(map(str, path))} = {bad!r}: {type(e).__name__}: {e}')
+    assert not bugs, '\n'.join(bugs[:20]) + f'\n({len(bugs)} in all)'
+
+
+@pytest.mark.parametrize('path, bad', [
+    (('meta', 'arches'), None), (('arches', 'x86_64', 'missing'), None),
+    (('arches', 'x86_64', 'facts'), ['arch=x86_64']), (('arches', 'x86_64', 'seconds'),
+                                                       {'run': 'fast'}),
+    (('arches', 'x86_64', 'logs'), None), (('arches', 'x86_64', 'problems'), None),
+])
+def test_scripts_report_on_a_wrongly_typed_field_is_a_usage_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], path: Tuple[Any, ...],
+        bad: Any) -> None:
+    """Item 8, through the real CLI: exit 2 naming the field, never 70."""
+    d = tmp_path / 'r'
+    d.mkdir()
+    (d / 'results.json').write_text(json.dumps(with_value(current_results(tmp_path), path, bad)))
+    assert report_main.main(['--out', str(tmp_path / 'out'), str(d)]) == Exit.USAGE
+    err = capsys.readouterr().err
+    assert path[-1] in err and 'Traceback' not in err, err

@@ -444,7 +444,7 @@ def test_problems_survive_the_json_round_trip(parser: ModuleType) -> None:
     assert back.problems == v.problems and back.cause == v.cause
     stored = v.to_json()
     del stored['problems']      # results written before kinds: the one problem they stored
-    old = Verdict.from_json(stored, 'test')
+    old = Verdict.from_json(stored, 'test', 2)
     assert [p.kind for p in old.problems] == [ProblemKind.RECORDED]
     assert old.exit == Exit.INFRA and old.cause == v.cause
 
