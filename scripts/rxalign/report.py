@@ -200,9 +200,10 @@ def _md_changes(comparison: Optional[baseline.Comparison]) -> List[str]:
            f'Baseline: `{comparison.where}` (run `{comparison.run_id}`). The gate is this '
            'run\'s cases alone.', '']
     for a in comparison.arches:
-        out.append(f'- {a.arch}: {a.before.value} -> {a.after.value}')
+        out.append(f'- {a.arch}: {a.then} -> {a.after.value}')
     if comparison.not_compared:
-        out.append('- not in the baseline, not compared: ' + ', '.join(comparison.not_compared))
+        out.append('- not in the baseline (a case failing there is new): '
+                   + ', '.join(comparison.not_compared))
     if comparison.arches or comparison.not_compared:
         out.append('')
     if comparison.cases:

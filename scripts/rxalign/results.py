@@ -610,6 +610,8 @@ class RunMeta:
     base_commit: str = ''
     interrupted: str = ''       # the run was stopped: only some arches are complete
     kernel: str = ''            # the kernel version tested (6.12; a --tree's VERSION.PATCHLEVEL)
+    # --patches, each "name sha256", () for none; None: results that did not say
+    patches: Optional[Tuple[str, ...]] = None
 
     IDENTITY = ('tree_hash', 'series', 'run_id')
 
@@ -619,6 +621,10 @@ class RunMeta:
     def to_json(self) -> Dict[str, Any]:
         d = dataclasses.asdict(self)
         d['arches'] = list(self.arches)
+        if self.patches is None:
+            del d['patches']
+        else:
+            d['patches'] = list(self.patches)
         return d
 
     @classmethod
@@ -629,7 +635,8 @@ class RunMeta:
                                               'finished', 'base_commit', 'interrupted',
                                               'kernel')}
         text['kernel'] = text['kernel'] or _kernel_of(text['tree'])
-        return cls(arches=tuple(_strs(d, 'arches', where)), **text)
+        patches = tuple(_strs(d, 'patches', where)) if 'patches' in d else None
+        return cls(arches=tuple(_strs(d, 'arches', where)), patches=patches, **text)
 
 
 # The layout of results.json: 2 has `format` and each arch's `problem`; 3 a

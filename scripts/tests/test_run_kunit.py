@@ -642,3 +642,90 @@ def test_rules_for_a_tree_hold_on_its_makefiles_version(
     assert run(monkeypatch, fake_tree, out, 'fail',
                args=('--arch', 'x86_64', '--expected', str(expected))) == Exit.OK
     assert json.loads((out / 'results.json').read_text())['meta']['kernel'] == '6.12'
+
+
+def first_run_then(monkeypatch: pytest.MonkeyPatch, fake_tree: Path, tmp_path: Path,
+                   spoil: Any) -> Path:
+    """A plain run in kunit-results/, then @spoil(its results.json data)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv('RXALIGN_FAKE_KTAP', str(faults.path('pass')))
+    assert run_kunit.main(['--tree', str(fake_tree), '--arch', 'x86_64', '--timeout', '1',
+                           '--run-id', 'first']) == Exit.OK
+    earlier = (tmp_path / 'kunit-results/latest').resolve()
+    data = json.loads((earlier / 'results.json').read_text())
+    spoil(data)
+    (earlier / 'results.json').write_text(json.dumps(data))
+    time.sleep(1.1)     # the next run's kunit-results/<UTC time> is another second
+    return earlier
+
+
+@pytest.mark.parametrize('spoil', [
+    lambda r: r.update(format=99),
+    lambda r: r['arches']['x86_64'].update(facts=None),
+    lambda r: r['arches']['x86_64'].update(seconds={'run': 'fast'}),
+    lambda r: r['meta'].update(arches=None),
+    lambda r: r['meta'].update(finished=7),
+])
+def test_an_earlier_run_that_cannot_be_read_never_costs_this_one_its_results(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path, spoil: Any) -> None:
+    """Items 5 and 8: the default baseline was read after every arch ran,
+    inside the staging block: an earlier results.json this version cannot read
+    (a newer format, a wrongly typed field) made a finished run exit 2 (or 70)
+    about a --baseline nobody gave, and deleted its results."""
+    earlier = first_run_then(monkeypatch, fake_tree, tmp_path, spoil)
+    capsys.readouterr()
+    assert run_kunit.main(['--tree', str(fake_tree), '--arch', 'x86_64', '--timeout', '1',
+                           '--run-id', 'second']) == Exit.OK
+    err = capsys.readouterr().err
+    assert 'warning' in err and earlier.name in err and 'Traceback' not in err, err
+    latest = (tmp_path / 'kunit-results/latest').resolve()
+    assert latest != earlier and (latest / 'results.json').is_file()
+    assert json.loads((latest / 'results.json').read_text())['meta']['run_id'] == 'second'
+
+
+@pytest.mark.parametrize('signal_name', ['SIGINT', 'SIGTERM'])
+@pytest.mark.parametrize('where', ['write_results', 'record'])
+def test_an_interrupt_after_the_last_arch_keeps_every_result(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path, signal_name: str, where: str) -> None:
+    """Item 6: SIGTERM or Ctrl-C after the last arch, while the reports were
+    written, removed every result and said "interrupted before any arch
+    finished"."""
+    real = getattr(run_kunit, where)
+
+    def interrupted(*args: Any, **kw: Any) -> Any:
+        os.kill(os.getpid(), getattr(signal, signal_name))
+        time.sleep(0.2)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(run_kunit, where, interrupted)
+    out = tmp_path / 'out'
+    assert run(monkeypatch, fake_tree, out, 'pass',
+               args=('--arch', 'x86_64,powerpc32')) == Exit.INTERRUPTED
+    err = capsys.readouterr().err
+    assert 'before any arch finished' not in err and str(out) in err, err
+    data = json.loads((out / 'results.json').read_text())
+    assert {a: v['status'] for a, v in data['arches'].items()} == \
+        {'x86_64': 'passed', 'powerpc32': 'passed'}
+    assert not data['meta']['interrupted'] and not leftovers(out)
+
+
+def test_a_bug_after_the_arches_finished_keeps_their_results(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path) -> None:
+    """Item 6: nothing that goes wrong after an arch finished deletes its
+    results: a bug of the report writers is exit 70, and the finished arches'
+    logs and verdicts stay where they were written, named."""
+    from rxalign import report
+
+    def broken(*args: Any, **kw: Any) -> None:
+        raise RuntimeError('a bug of the writers')
+    monkeypatch.setattr(report, 'write_all', broken)
+    out = tmp_path / 'out'
+    assert run(monkeypatch, fake_tree, out, 'pass') == Exit.INTERNAL
+    err = capsys.readouterr().err
+    kept = leftovers(out)
+    assert len(kept) == 1 and str(out.parent / kept[0]) in err, err
+    assert (out.parent / kept[0] / 'x86_64' / 'ktap.log').is_file()
+    assert (out.parent / kept[0] / 'x86_64' / 'verdict.json').is_file()
