@@ -34,7 +34,7 @@ from .fmt import seconds as fmt_seconds
 from .live import SuiteProgress
 from .kconfig import Profile, defined_here, fitted, kernel_kconfig, tree_symbols
 from .paths import KMEMLEAK_INIT
-from .procs import group_members
+from .procs import Unfinished, bounded, group_members
 from .results import ArchRun
 from .build_env import build_env
 from .toolchains import Toolchain, Toolchains, env_for, host_toolchain
@@ -168,21 +168,34 @@ def panic_args(arch: Arch) -> List[str]:
     return ['--kernel_args=panic=-1'] if arch.qemu_binary else []
 
 
+# Every parse of a console log is bounded: kunit_parser loops forever, growing,
+# on some logs (a bare `1..0` among a parameterised case's results).
+PARSE_SECONDS = 60.0
+PARSE_MEMORY = 1 << 30
+
+
 def load_kunit_parser(kunit_tools: Path) -> ModuleType:
-    """The tree's own KTAP parser, with its terminal output silenced."""
+    """The tree's own KTAP parser, with its terminal output silenced, each parse
+    in a child process bounded in time and memory (procs.Unfinished if it is
+    not done within them)."""
     parser = kunit_tool(kunit_tools, 'kunit_parser')
     printer = kunit_tool(kunit_tools, 'kunit_printer')
     quiet = printer.Printer(output=io.StringIO())
     parser.stdout = quiet  # type: ignore[attr-defined]
-    run_tests = parser.parse_run_tests
+    # the tree's own function, not the wrapper a load before this one put there
+    run_tests = getattr(parser, 'rxalign_parse_run_tests', parser.parse_run_tests)
+    parser.rxalign_parse_run_tests = run_tests  # type: ignore[attr-defined]
     # newer trees (7.3) take the printer as an argument: one call shape for all
     takes_printer = 'printer' in inspect.signature(run_tests).parameters
+
+    def parse(ktap: List[str]) -> Any:
+        return run_tests(ktap, quiet) if takes_printer else run_tests(ktap)
 
     def parse_run_tests(lines: Iterable[str]) -> Any:
         # Blank lines mean nothing in KTAP, but QEMU's sparc32 console doubles
         # every newline, and 6.1's parser stops at the first one after "1..N".
         ktap = [line for line in lines if line.strip()]
-        return run_tests(ktap, quiet) if takes_printer else run_tests(ktap)
+        return bounded(parse, ktap, seconds=PARSE_SECONDS, memory=PARSE_MEMORY)
 
     parser.parse_run_tests = parse_run_tests  # type: ignore[attr-defined]
     return parser
@@ -194,7 +207,10 @@ def write_kunit_json(tree: Path, ktap: Path, out: Path, arch: Arch, build_dir: P
     tools = tree / 'tools/testing/kunit'
     parser = load_kunit_parser(tools)
     kunit_json = kunit_tool(tools, 'kunit_json')
-    test = parser.parse_run_tests(ktap.read_text(errors='replace').splitlines())
+    try:
+        test = parser.parse_run_tests(ktap.read_text(errors='replace').splitlines())
+    except Unfinished:
+        return      # the verdict says why the log cannot be read
     meta = kunit_json.Metadata(arch=arch.kunit_arch, build_dir=str(build_dir),
                                def_config='kunit_defconfig')
     out.write_text(kunit_json.get_json_result(test=test, metadata=meta))

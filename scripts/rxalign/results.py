@@ -353,6 +353,7 @@ class ProblemKind(str, enum.Enum):
     NO_EXIT = 'no-exit'                # every suite ran, QEMU did not exit by --timeout
     TIMEOUT = 'timeout'                # no results within --timeout
     NO_KTAP = 'no-ktap'                # no boot, wrong console
+    UNPARSEABLE = 'unparseable'        # kunit.py's parser did not finish on the log
     # Ranked after "no case ran" and "a case absent or crashed", which explain them:
     KTAP_ERRORS = 'ktap-errors'        # errors the parser found in the KTAP
     NO_KMEMLEAK = 'no-kmemleak'        # --debug: no kmemleak scan report

@@ -17,6 +17,7 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Tuple
 
 from . import console
 from .declared import absent
+from .procs import Unfinished
 from .results import ArchRun, Case, CaseStatus, Problem, ProblemKind, Verdict
 
 # A backtrace frame: `[<addr>] sym+0x1/0x2` (older kernels) or `sym+0x1/0x2` (6.12).
@@ -160,7 +161,15 @@ def judge(run: ArchRun, expected: Dict[str, List[str]], parser: ModuleType,
     con = console.read(raw)
     v.facts = con.facts
     v.frames, v.malformed_frames = con.frames, con.malformed_frames
-    root = parser.parse_run_tests(raw)
+    try:
+        root = parser.parse_run_tests(raw)
+    except Unfinished as e:
+        # the parser of the tree never finished on this log: no cases to read
+        v.problems.append(Problem(ProblemKind.UNPARSEABLE, (
+            f'{run.arch}: the console log cannot be read: kunit.py\'s KTAP parser stopped '
+            f'(it was bounded): {e} (see {ktap_file})')))
+        v.problems.extend(_problems(run, con, timeout, ktap_file, True, v))
+        return v
     parsed = root.status != parser.TestStatus.FAILURE_TO_PARSE_TESTS
     if parsed:
         for suite in root.subtests:

@@ -729,3 +729,24 @@ def test_a_bug_after_the_arches_finished_keeps_their_results(
     assert len(kept) == 1 and str(out.parent / kept[0]) in err, err
     assert (out.parent / kept[0] / 'x86_64' / 'ktap.log').is_file()
     assert (out.parent / kept[0] / 'x86_64' / 'verdict.json').is_file()
+
+
+def test_a_log_the_parser_never_finishes_keeps_the_other_arches(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path) -> None:
+    """Item 7: a bare `1..0` plan sent kunit.py's parser into an endless loop:
+    the run never ended. The parse is bounded; that arch is infra, the others
+    keep their results."""
+    from test_verdict import endless_parse
+    monkeypatch.setattr(kunit_driver, 'PARSE_SECONDS', 2.0)
+    monkeypatch.setenv('RXALIGN_FAKE_KTAP_x86_64',
+                       str(faults.write(endless_parse(), tmp_path / 'endless.ktap')))
+    out = tmp_path / 'out'
+    start = time.monotonic()
+    assert run(monkeypatch, fake_tree, out, 'pass',
+               args=('--arch', 'x86_64,powerpc32')) == Exit.INFRA
+    assert time.monotonic() - start < 60
+    assert 'x86_64: the console log cannot be read' in capsys.readouterr().err
+    arches = json.loads((out / 'results.json').read_text())['arches']
+    assert arches['x86_64']['status'] == 'infra', arches['x86_64']['cause']
+    assert arches['powerpc32']['status'] == 'passed', arches['powerpc32']['cause']

@@ -634,3 +634,28 @@ def test_the_report_table_is_the_kernels_own_text(tmp_path: Path) -> None:
         text = (tree / f.source.split()[0]).read_text(errors='replace')
         assert f.literal in text, f
         assert f.source.split()[1].rstrip('()') + '(' in text, f
+
+
+def endless_parse() -> List[str]:
+    """A bare `1..0` plan among a parameterised case's results: kunit.py's
+    parser (6.12) loops on it forever, growing by about 20 MB a second."""
+    return faults.insert_before(faults.pass_log(), 'ok 3 napi_alloc_skb len=60', ['        1..0'])
+
+
+@pytest.mark.parametrize('seconds, memory', [(3.0, 1 << 30), (60.0, 64 << 20)])
+def test_a_log_the_parser_never_finishes_is_unparseable(parser: ModuleType, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch,
+                                                        seconds: float, memory: int) -> None:
+    """Item 7: the parse never ended (the harness hung, its memory growing):
+    every parse is bounded in time and memory, and a log the parser cannot
+    finish is infra, saying so."""
+    import time
+    from rxalign import kunit_driver
+    monkeypatch.setattr(kunit_driver, 'PARSE_SECONDS', seconds)
+    monkeypatch.setattr(kunit_driver, 'PARSE_MEMORY', memory)
+    start = time.monotonic()
+    v = judge_log(parser, endless_parse(), tmp_path)
+    assert time.monotonic() - start < 30
+    assert v.exit == Exit.INFRA and 'cannot be read' in v.cause, v.cause
+    assert ('within 3s' if seconds < 10 else 'memory') in v.cause, v.cause
+    assert verdict_of(parser, 'pass').exit == Exit.OK      # the bound costs a parse nothing
