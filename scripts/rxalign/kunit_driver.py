@@ -336,6 +336,7 @@ def _run(cmd: List[str], log: Path, env: Dict[str, str], cwd: Path,
 
 
 POLL = 0.5          # seconds between two looks at the console
+KUNIT_GRACE = 30    # kunit.py's own --timeout is later than ours: ours decides
 PANIC_GRACE = 5.0   # after "Kernel panic", time for the rest of the message
 STOP_GRACE = 10.0   # for kunit.py to write test.log once its guest is gone
 
@@ -343,18 +344,21 @@ STOP_GRACE = 10.0   # for kunit.py to write test.log once its guest is gone
 class ConsoleWatch:
     """Reads the console as kunit.py --raw_output=all prints it, and says when to
     stop the guest: a panic message with no test result after it for
-    PANIC_GRACE seconds (a kernel that ignores panic=-1 spins forever), or no
-    new output for `idle` seconds (a hung guest)."""
+    PANIC_GRACE seconds (a kernel that ignores panic=-1 spins forever), no
+    new output for `idle` seconds (a hung guest), or `limit` seconds since it
+    began (--timeout: measured here, never read from what the console says)."""
 
     def __init__(self, log: Path, idle: float,
-                 on_line: Optional[Callable[[str], None]] = None) -> None:
+                 on_line: Optional[Callable[[str], None]] = None,
+                 limit: Optional[float] = None) -> None:
         self.log = log
         self.idle = idle
         self.on_line = on_line               # each console line, as it comes
         self.offset = 0
         self.last_output = time.monotonic()
+        self.deadline = self.last_output + limit if limit else None
         self.panic_at: Optional[float] = None
-        self.stopped = ''                    # 'panic' or 'idle', once poll() said stop
+        self.stopped = ''                    # 'panic', 'idle' or 'timeout', once poll() said stop
         self._partial = ''
 
     def read(self) -> None:
@@ -382,6 +386,8 @@ class ConsoleWatch:
         now = time.monotonic()
         if self.panic_at is not None and now - self.panic_at > PANIC_GRACE:
             self.stopped = 'panic'
+        elif self.deadline is not None and now > self.deadline:
+            self.stopped = 'timeout'
         elif now - self.last_output > self.idle:
             self.stopped = 'idle'
         return bool(self.stopped)
@@ -389,15 +395,16 @@ class ConsoleWatch:
 
 def _stop_guest(proc: 'subprocess.Popen[bytes]') -> int:
     """End the guest, not kunit.py: with its QEMU gone, kunit.py reads the end of
-    the console, writes test.log and exits; if it does not, kill the group."""
-    for pid in group_members(proc.pid):
-        if pid != proc.pid:
-            try:
-                os.kill(pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
+    the console, writes test.log and exits; if it does not, or there is no guest
+    to end (kunit.py itself hangs), kill the group."""
+    guests = [pid for pid in group_members(proc.pid) if pid != proc.pid]
+    for pid in guests:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
     try:
-        return proc.wait(timeout=STOP_GRACE)
+        return proc.wait(timeout=STOP_GRACE if guests else 0.5)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         return proc.wait()
@@ -438,11 +445,11 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
     configure = Phase('config', 'configuring', [*kunit, 'config', *common, *adds], build_log)
     build = Phase('build', 'building', kunit_make(base, s, build_dir), build_log)
     boot = Phase('run', 'booting and running',
-                 [*kunit, 'exec', *exec_common, *adds, f'--timeout={s.timeout}',
-                  '--raw_output=all', *panic_args(arch),
+                 [*kunit, 'exec', *exec_common, *adds,
+                  f'--timeout={s.timeout + KUNIT_GRACE}', '--raw_output=all', *panic_args(arch),
                   *(nic_exec_args(arch) if s.drivers else []),
                   *([s.filter_glob] if s.filter_glob else [])],
-                 out_dir / 'kunit-exec.log', s.timeout + 120.0)
+                 out_dir / 'kunit-exec.log', s.timeout + KUNIT_GRACE + 90.0)
     phases = [configure, build, boot]
     # kunit.py config writes .config (olddefconfig, then its check that every
     # kunitconfig line survived); the build is the make kunit.py build would
@@ -486,7 +493,7 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
             (build_dir / 'test.log').unlink(missing_ok=True)
             cmd = [*cmd, *dtb_args(arch, build_dir)]     # built by now
         start = time.monotonic()
-        watch = (ConsoleWatch(log, s.idle_timeout, SuiteProgress(progress).feed)
+        watch = (ConsoleWatch(log, s.idle_timeout, SuiteProgress(progress).feed, s.timeout)
                  if phase is boot else None)
         rc, killed = _run(tc.command(cmd, s.tree), log,
                           dict(env, PYTHONUNBUFFERED='1') if watch else env,
@@ -501,8 +508,8 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
             if ktap.exists():
                 shutil.copyfile(ktap, out_dir / 'ktap.log')
                 result.ktap_log = out_dir / 'ktap.log'
-            exec_out = log.read_text(errors='replace')
-            result.timed_out = killed or 'timed out after' in exec_out
+            # from the process: our --timeout, or the outer limit that kills it all
+            result.timed_out = killed or bool(watch and watch.stopped == 'timeout')
             if watch and watch.stopped == 'idle':
                 result.hung = int(watch.idle)
             if result.ktap_log:

@@ -750,3 +750,33 @@ def test_a_log_the_parser_never_finishes_keeps_the_other_arches(
     arches = json.loads((out / 'results.json').read_text())['arches']
     assert arches['x86_64']['status'] == 'infra', arches['x86_64']['cause']
     assert arches['powerpc32']['status'] == 'passed', arches['powerpc32']['cause']
+
+
+@pytest.mark.parametrize('line', [
+    'e1000 0000:00:03.0 eth0: Reset adapter: timed out after 100 ms',
+    "    # rx_napi_alloc: Command '['qemu']' timed out after 300 seconds",
+])
+def test_words_on_the_console_are_no_timeout(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path, line: str) -> None:
+    """Item 10: any console line with "timed out after" made a passing run
+    exit 3 as a QEMU timeout. The timeout is measured, not read."""
+    log = faults.write(faults.insert_before(faults.pass_log(), 'ok 3 napi_alloc_skb len=60',
+                                            [line]), tmp_path / 'words.ktap')
+    monkeypatch.setenv('RXALIGN_FAKE_KTAP', str(log))
+    monkeypatch.setenv('RXALIGN_FAKE', 'pass')
+    out = tmp_path / 'out'
+    assert run_kunit.main(['--tree', str(fake_tree), '--out', str(out), '--timeout', '20',
+                           '--arch', 'x86_64']) == Exit.OK, capsys.readouterr().err
+
+
+def test_a_guest_past_timeout_is_stopped_by_the_clock(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path) -> None:
+    """Item 10: the timeout is decided from the process: a guest still running
+    at --timeout (printing, so never idle) is stopped then, whatever it prints."""
+    start = time.monotonic()
+    assert run(monkeypatch, fake_tree, tmp_path / 'out', 'truncated', 'spin',
+               args=('--arch', 'x86_64', '--timeout', '3', '--idle-timeout', '60')) == Exit.INFRA
+    assert time.monotonic() - start < 20
+    assert 'no result within --timeout 3s' in capsys.readouterr().err
