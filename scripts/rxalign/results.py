@@ -111,28 +111,38 @@ class Case:
     message: str = ''           # the failed expectation, or the skip reason
     log: List[str] = dataclasses.field(default_factory=list)
     known: str = ''             # why a FAIL is a known failure (--expected), else ''
-    # What the kernel reported while the case ran (a WARN, KASAN, lockdep, the
-    # module's own "kernel state changed" check), else '': it fails the case,
-    # and no known-failure rule excuses it.
+    # What failed the case besides its assertions, else '': what the kernel
+    # reported while it ran (a WARN, KASAN, lockdep, the module's own "kernel
+    # state changed" check), or a line of its own log that contradicts its
+    # `ok` (a frame it judged failed). No known-failure rule excuses it.
     report: str = ''
 
     @property
+    def failed(self) -> bool:
+        """KTAP said `not ok`, or a report failed a case that said ok or skip."""
+        return self.status == CaseStatus.FAIL or \
+            (bool(self.report) and self.status in (CaseStatus.PASS, CaseStatus.SKIP))
+
+    @property
     def excused(self) -> bool:
-        """A known failure: a rule covers the failed assertion, and the kernel
-        reported nothing while the case ran."""
+        """A known failure: a rule covers the failed assertion, and nothing else
+        (a kernel report, its own log) failed the case."""
         return self.status == CaseStatus.FAIL and bool(self.known) and not self.report
 
     @property
     def shown(self) -> str:
-        """The status reports show: a known failure is XFAIL."""
-        return 'XFAIL' if self.excused else self.status.value
+        """The status every report shows: a known failure is XFAIL, a case a
+        report failed is FAIL whatever KTAP said of it."""
+        if self.excused:
+            return 'XFAIL'
+        return CaseStatus.FAIL.value if self.failed else self.status.value
 
     @property
     def gating(self) -> bool:
-        """Fails the arch: a failure nobody expected (or a kernel report), or a
-        skip that gives no reason."""
-        return (self.status == CaseStatus.FAIL and not self.excused) or \
-            (self.status == CaseStatus.SKIP and not self.message)
+        """Fails the arch: a failure nobody expected (or a report), or a skip
+        that gives no reason."""
+        return (self.failed and not self.excused) or \
+            (self.status == CaseStatus.SKIP and not self.message and not self.report)
 
     def to_json(self) -> Dict[str, Any]:
         d = {'name': self.name, 'status': self.status.value, 'message': self.message,
@@ -450,6 +460,19 @@ class Verdict:
         """The frames one case printed."""
         return [f for f in self.frames if f.case == case]
 
+    def mark_contradictions(self) -> 'Verdict':
+        """A case that said ok but printed a frame it judged failed, or one that
+        took an unaligned-access fixup, has a log that contradicts it: that is
+        its report (verdict.judge() and from_json() both ask, so that results
+        read back are judged the same)."""
+        for c in self.cases:
+            bad = [f for f in self.frames_of(c.name) if _failed_frame(f)]
+            if c.status == CaseStatus.PASS and bad and not c.report:
+                fields = ' '.join(f'{k}={x}' for k, x in {**bad[0].fields(),
+                                                           **bad[0].extra}.items())
+                c.report = f'passed, but printed a frame it judged failed: {fields}'
+        return self
+
     def to_json(self) -> Dict[str, Any]:
         status, cause = decide(self)
         return {'arch': self.arch, 'status': status.value, 'cause': cause,
@@ -490,7 +513,7 @@ class Verdict:
             if not isinstance(d.get('problems'), list):
                 raise ValueError(f'{where}: problems is {_kind(d.get("problems"))}, not a list')
             v.problems = [Problem.from_json(p, f'{where}: problems') for p in d['problems']]
-            return v
+            return v.mark_contradictions()
         problem = d.get('problem')
         if problem is not None:
             # results written before problems had kinds: the one they stored
@@ -509,7 +532,7 @@ class Verdict:
             # excuse that is for this --expected and decide() to say.
             v.problems = [Problem(ProblemKind.UNRUNNABLE if stored == ArchStatus.ENVIRONMENT
                                   else ProblemKind.RECORDED, _str(d, 'cause', where))]
-        return v
+        return v.mark_contradictions()
 
 
 def _see(v: Verdict) -> str:
@@ -538,10 +561,10 @@ def decide(v: Verdict) -> Tuple[ArchStatus, str]:
       a declared case absent, or a case crashed     -> infra
       KTAP errors, or --debug without a kmemleak report (problems an absent
       or crashed case would explain)                -> infra
-      a case failed (a kernel report in its window fails it), or skipped
-      without a reason, and no rule expects it      -> failed (exit 1)
-      a case passed but printed a frame it judged failed, or one that took
-      an unaligned-access fixup (the log contradicts itself) -> failed
+      a case failed (a kernel report in its window fails it; so does a frame
+      it judged failed, or one that took an unaligned-access fixup, printed
+      by a case that said ok: Case.report), or skipped without a reason, and
+      no rule expects it                            -> failed (exit 1)
       else                                          -> passed (exit 0)
     An `ARCH: *` rule (v.known) makes a problem known only when no case ran
     at all and the run itself showed why (ProblemKind.excusable): never a
@@ -562,9 +585,11 @@ def decide(v: Verdict) -> Tuple[ArchStatus, str]:
         status, cause = first.status, first.cause
     else:
         failed = [c.name for c in v.cases if c.gating and c.status == CaseStatus.FAIL]
-        silent = [c.name for c in v.cases if c.gating and c.status == CaseStatus.SKIP]
-        contradicted = [c.name for c in v.cases if c.status == CaseStatus.PASS
-                        and any(_failed_frame(f) for f in v.frames_of(c.name))]
+        silent = [c.name for c in v.cases if c.gating and c.status == CaseStatus.SKIP
+                  and not c.report]
+        # a case that said ok and failed all the same: its log contradicts it
+        contradicted = [c.name for c in v.cases if c.gating and c.status != CaseStatus.FAIL
+                        and c.report]
         if failed or silent or contradicted:
             parts = []
             if failed:
@@ -572,8 +597,8 @@ def decide(v: Verdict) -> Tuple[ArchStatus, str]:
             if silent:
                 parts.append(f'{len(silent)} skipped without a reason: {_names(silent)}')
             if contradicted:
-                parts.append(f'{len(contradicted)} passed but printed a failed frame: '
-                             f'{_names(contradicted)}')
+                parts.append(f'{len(contradicted)} passed but printed a failed frame or '
+                             f'report: {_names(contradicted)}')
             return ArchStatus.FAILED, f'{v.arch}: {"; ".join(parts)}{_see(v)}'
         known = v.count('XFAIL')
         return ArchStatus.PASSED, (f'{v.arch}: {v.count("PASS")} passed, {v.count("SKIP")} '

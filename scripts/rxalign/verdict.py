@@ -175,6 +175,7 @@ def judge(run: ArchRun, expected: Dict[str, List[str]], parser: ModuleType,
         for suite in root.subtests:
             _walk(suite, '', parser, con.skips, v.cases)
         _pin_reports(v, con)
+        v.mark_contradictions()
         v.missing = absent(expected, [c.name for c in v.cases] + [s.name for s in root.subtests])
     v.problems.extend(_problems(run, con, timeout, ktap_file, parsed, v))
     if parsed and root.counts.errors:

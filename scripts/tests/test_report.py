@@ -748,3 +748,43 @@ def test_scripts_report_on_a_wrongly_typed_field_is_a_usage_error(
     assert report_main.main(['--out', str(tmp_path / 'out'), str(d)]) == Exit.USAGE
     err = capsys.readouterr().err
     assert path[-1] in err and 'Traceback' not in err, err
+
+
+def contradicted() -> List[str]:
+    """x86_64's frames, tulip's frame judged failed by a case that says ok."""
+    return [ln.replace('verdict=pass', 'verdict=fail') if 'driver=tulip' in ln else ln
+            for ln in faults.frames_pass()]
+
+
+ONE_VERDICT = [
+    ('pass', ''), ('fail', ''), ('fail', 'x86_64: net_rx_align_alloc.rx_napi_alloc  # bug'),
+    ('warn_in_case', 'x86_64: net_rx_align_alloc.rx_napi_alloc  # bug'), ('skip', ''),
+    ('skip_noreason', ''), ('truncated', ''), ('panic_mid_suite', ''), ('no_ktap', ''),
+    ('no_ktap', 'x86_64: *  # does not boot here'), ('frames_pass', ''), ('contradicted', ''),
+]
+
+
+@pytest.mark.parametrize('fixture, rule', ONE_VERDICT)
+def test_every_writer_says_what_the_exit_status_says(parser: ModuleType, tmp_path: Path,
+                                                     fixture: str, rule: str) -> None:
+    """Item 11: junit.xml disagreed with the exit status: a case that passed
+    but printed a failed frame (exit 1) had 0 failures there, and a known
+    failure (exit 0) was a failure, a known arch an error. One verdict: junit
+    has a failure or error exactly when the run does not pass, the reports'
+    counts say the same, and report.md's gate line is the exit status."""
+    log = faults.write(contradicted(), tmp_path / 'c.ktap') if fixture == 'contradicted' \
+        else faults.path(fixture)
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': str(log)})
+    out = tmp_path / 'out'
+    status = report_main.main(['--out', str(out), '--expected', str(rules(tmp_path, rule + '\n'
+                                                                          if rule else '')),
+                               str(d)])
+    junit = ET.parse(out / 'junit.xml').getroot()
+    bad = int(junit.get('failures', 0)) + int(junit.get('errors', 0))
+    assert (bad > 0) == (status != Exit.OK), (status, bad)
+    md = (out / 'report.md').read_text()
+    assert f'**exit {int(status)}:' in md, md.split('\n')[2]
+    if status == Exit.TEST_FAILED:
+        assert int(junit.get('failures', 0)) >= 1
+    if status == Exit.INFRA:
+        assert int(junit.get('errors', 0)) >= 1
