@@ -270,7 +270,7 @@ def previous(root: Path, of: RunMeta, warn: Warn) -> Optional[Tuple[Path, Result
             data = json.loads((d / 'results.json').read_text(encoding='utf-8'))
             meta = RunMeta.from_json(data.get('meta') if isinstance(data, dict) else data,
                                      str(d / 'results.json'))
-        except (OSError, ValueError) as e:
+        except (OSError, ValueError, RecursionError) as e:
             warn(f'{d}: passed over as a baseline, its results.json cannot be read ({e})')
             continue
         if meta.run_id != of.run_id and _same_run(meta, of):

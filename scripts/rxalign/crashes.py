@@ -268,6 +268,11 @@ RULE = re.compile(r'^\s*={10,}\s*$')
 # Lines only the kernel's report machinery prints (lib/dump_stack.c
 # dump_stack_print_info(): "CPU: %d UID: %u PID: %d Comm: %.20s ..." in
 # 6.12 and 7.3, without UID in 6.1; kernel/panic.c __warn(): "---[ end trace",
-# include/asm-generic/bug.h CUT_HERE; print_modules(); the stack walkers).
-STACK_DUMP = re.compile(r'^\s*(?:CPU: \d+ (?:UID: \d+ )?PID: \d+ Comm: |Call Trace:|'
-                        r'---\[ end trace |-+\[ cut here \]-+$|Modules linked in:)')
+# include/asm-generic/bug.h CUT_HERE; print_modules(); the stack walkers:
+# "Call Trace:" (x86, powerpc, mips, m68k, s390, sparc64), alpha's "Trace:",
+# sparc's "Caller[...]", and a frame as "sym+0x1c5/0x1e0", with or without
+# its "[<address>]" and x86's "? " of an unreliable one).
+STACK_DUMP = re.compile(r'^\s*(?:CPU: \d+ (?:UID: \d+ )?PID: \d+ Comm: |(?:Call )?Trace:|'
+                        r'---\[ end trace |-+\[ cut here \]-+$|Modules linked in:|'
+                        r'Caller\[[0-9a-f]+\]: |(?:\? )?(?:\[<[0-9a-f]+>\]\s*)?'
+                        r'[\w.]+\+0x[0-9a-f]+/0x[0-9a-f]+(?:\s|$))')

@@ -728,9 +728,13 @@ def read_dir(d: Path) -> Tuple[Results, Dict[str, str]]:
     path = d / 'results.json'
     try:
         data = json.loads(path.read_text(encoding='utf-8'))
-    except (OSError, ValueError) as e:
+        results = Results.from_json(data, str(path))
+    except (OSError, RecursionError) as e:
         raise ValueError(f'{path}: not a results file of run-kunit ({e})') from e
-    results = Results.from_json(data, str(path))
+    except ValueError as e:
+        if isinstance(e, UnknownFormat) or str(e).startswith(str(path)):
+            raise
+        raise ValueError(f'{path}: not a results file of run-kunit ({e})') from e
     for v in results.arches.values():
         # logs are stored relative to the directory (older results: absolute)
         for key, log in v.logs.items():

@@ -476,17 +476,17 @@ def run(args: argparse.Namespace) -> int:
             then = plan.since.choose(meta, plan.results_root, warn)
             for v in (then[1].arches.values() if then else ()):
                 known_failures.apply(v, plan.known)     # both judged by the same rules
-            verdicts, interrupted = run_arches(plan, problems,
-                                               run_settings(plan, ready, cache, lock, chains),
-                                               staging)
             where = staging.path
             try:
+                verdicts, interrupted = run_arches(
+                    plan, problems, run_settings(plan, ready, cache, lock, chains), staging)
                 results = record(meta, verdicts, interrupted)
                 comparison = baseline.compare(results, then[1], then[0]) if then else None
                 write_results(staging.path, results, comparison)
             except Exception:
-                error(f'the results of the {len(verdicts)} arch(es) that finished are kept in '
-                      f'{where}; the reports may be incomplete')
+                if staging.kept:
+                    error(f'the results of the arches that finished are kept in {where}; '
+                          'the reports may be incomplete or missing')
                 raise
             staging.commit()
         if plan.latest:

@@ -780,3 +780,41 @@ def test_a_guest_past_timeout_is_stopped_by_the_clock(
                args=('--arch', 'x86_64', '--timeout', '3', '--idle-timeout', '60')) == Exit.INFRA
     assert time.monotonic() - start < 20
     assert 'no result within --timeout 3s' in capsys.readouterr().err
+
+
+def test_a_bug_in_a_later_arch_keeps_the_arches_that_finished(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path) -> None:
+    """Adversarial pass: a bug of the harness while the second arch was judged
+    removed the first arch's finished results with the staging directory."""
+    from rxalign.verdict import judge as real
+
+    def broken_for_powerpc32(run: Any, *args: Any, **kw: Any) -> Any:
+        if run.arch == 'powerpc32':
+            raise RuntimeError('a bug of ours')
+        return real(run, *args, **kw)
+    monkeypatch.setattr(run_kunit, 'judge', broken_for_powerpc32)
+    out = tmp_path / 'out'
+    assert run(monkeypatch, fake_tree, out, 'pass',
+               args=('--arch', 'x86_64,powerpc32')) == Exit.INTERNAL
+    kept = leftovers(out)
+    assert len(kept) == 1 and str(out.parent / kept[0]) in capsys.readouterr().err
+    assert (out.parent / kept[0] / 'x86_64' / 'ktap.log').is_file()
+
+
+def test_a_baseline_too_deep_to_read_is_passed_over(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path) -> None:
+    """Adversarial pass: a results.json nested deeper than Python's recursion
+    limit was a RecursionError, exit 70 before any build."""
+    earlier = first_run_then(monkeypatch, fake_tree, tmp_path, lambda r: None)
+    (earlier / 'results.json').write_text('[' * 100000 + ']' * 100000)
+    assert run_kunit.main(['--tree', str(fake_tree), '--arch', 'x86_64', '--timeout', '1',
+                           '--run-id', 'second']) == Exit.OK
+    assert earlier.name in capsys.readouterr().err
+    assert report_main_exit(earlier, tmp_path / 'rep') == Exit.USAGE
+
+
+def report_main_exit(d: Path, out: Path) -> int:
+    from rxalign import report_main
+    return report_main.main(['--out', str(out), str(d)])

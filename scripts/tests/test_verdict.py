@@ -592,6 +592,13 @@ def after_message(extra: List[str]) -> List[str]:
     (X86_OOPS, Exit.INFRA, 'BUG: kernel NULL pointer dereference'),
     (['BAD KERNEL TRAP: 00000000'] + TRY_FAULTED, Exit.INFRA, 'BAD KERNEL TRAP'),
     (['Unable to handle an unknown fault'] + TRY_FAULTED, Exit.INFRA, 'try faulted'),
+    # alpha's die_if_kernel() in a kworker: no task dump header, its own "Trace:"
+    (['CPU 0 kworker/0:1(15): Oops 0',
+      'pc = [<fffffc0000a1b2c0>]  ra = [<fffffc0000a1b2a8>]  ps = 0000    Not tainted',
+      'Trace:', '[<fffffc0000a1b2c0>] rx_napi+0x2b/0x50'], Exit.INFRA, 'kworker/0:1(15): Oops 0'),
+    # sparc32's: its banner, then the callers of its stack
+    ([r'              \|/ ____ \|/', 'Caller[f0051234]: rx_napi+0x2b/0x50'], Exit.INFRA,
+     r'\|/ ____ \|/'),
     (KASAN[:3] + ['CPU: 0 UID: 0 PID: 97 Comm: kunit_try_catch Not tainted 6.12.118 #1',
                   KASAN[3]], Exit.TEST_FAILED, 'BUG: KASAN: slab-use-after-free'),
     (faults.WARNING, Exit.TEST_FAILED, 'WARNING: CPU: 0 PID: 97 at net/core/skbuff.c:817'),
