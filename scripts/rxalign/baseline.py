@@ -2,9 +2,12 @@
 
 `scripts/report --baseline DIR` and `run-kunit --baseline DIR` compare the
 results with an earlier results directory; run-kunit by default takes the
-newest earlier run in kunit-results/ of the same tree base and arches
-(read from each directory's results.json, never from `latest`). The
-comparison only shows: the gate is what the cases say, whatever changed.
+newest earlier run in kunit-results/ of the same tree base, kernel,
+arches and --patches (a run with patches may also take one without),
+read from each directory's results.json, never from `latest`, and chosen
+and read before any build: one that cannot be read is a warning, never
+a lost run. The comparison only shows: the gate is what the cases say,
+whatever changed.
 """
 
 from __future__ import annotations
@@ -13,16 +16,17 @@ import dataclasses
 import enum
 import json
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import tables
 from .exitcodes import Exit, HarnessError
-from .results import ArchStatus, CaseStatus, Results, Verdict, read_dir
+from .results import ArchStatus, CaseStatus, Results, RunMeta, Verdict, read_dir
 
 NONE = 'none'                   # --baseline none: compare with nothing
 MISSING = 'MISSING'             # a declared case absent from the KTAP output
 SILENT_SKIP = 'SKIP (no reason)'
-FAILING = frozenset({'FAIL', 'CRASH', MISSING, SILENT_SKIP})
+# A known failure (XFAIL) still fails: a rule made it known, the kernel did not fix it.
+FAILING = frozenset({'FAIL', 'XFAIL', 'CRASH', MISSING, SILENT_SKIP})
 
 
 class Change(str, enum.Enum):
@@ -56,8 +60,24 @@ class CellChange:
 @dataclasses.dataclass(frozen=True)
 class ArchChange:
     arch: str
-    before: ArchStatus
+    before: Optional[ArchStatus]        # None: the arch is not in the baseline
     after: ArchStatus
+
+    @property
+    def then(self) -> str:
+        return self.before.value if self.before else 'not in the baseline'
+
+    @property
+    def worse(self) -> bool:
+        """The arch gates harder now than then (an arch not in the baseline
+        counts as one that passed)."""
+        order = list(GATING)
+        return order.index(self.after) > order.index(self.before or ArchStatus.PASSED)
+
+
+# Arch statuses from least to most gating (known and passed both let the run pass).
+GATING = (ArchStatus.PASSED, ArchStatus.KNOWN, ArchStatus.FAILED, ArchStatus.INFRA,
+          ArchStatus.ENVIRONMENT)
 
 
 @dataclasses.dataclass
@@ -87,26 +107,30 @@ class Comparison:
         return [c for c in self.cases if c.kind == kind]
 
     def summary(self, n: int = 3) -> str:
-        """One line for the gate banner: new failures first, named; the rest counted."""
+        """One line for the gate banner: new failures first, named (a case that
+        fails now and did not, an arch that gates harder now or is not in the
+        baseline and does not pass); the rest counted. "no new failure" only
+        when nothing gates harder than in the baseline."""
         since = f'since {self.run_id}'
-        new = self.of_kind(Change.NEW_FAIL)
-        parts = []
-        if new:
-            names = ', '.join(f'{c.arch} {c.case}' for c in new[:n])
-            more = f' and {len(new) - n} more' if len(new) > n else ''
-            parts.append(f'{len(new)} new failure{"s" if len(new) > 1 else ""} {since}: '
-                         f'{names}{more}')
+        cases = self.of_kind(Change.NEW_FAIL)
+        named = {c.arch for c in cases}
+        new = [f'{c.arch} {c.case}' for c in cases] + \
+            [f'{a.arch} {a.then} -> {a.after.value}' for a in self.arches
+             if a.worse and a.arch not in named]
         counts = [f'{len(self.of_kind(k))} {k.value}' for k in
                   (Change.FIXED, Change.CHANGED, Change.NEW, Change.GONE) if self.of_kind(k)]
         # passed <-> failed is what the cases say; an arch that lost its results is not
         judged = (ArchStatus.PASSED, ArchStatus.FAILED)
-        worse = [f'{a.arch} {a.before.value} -> {a.after.value}' for a in self.arches
-                 if a.before not in judged or a.after not in judged]
-        rest = ', '.join(worse + counts)
-        if not parts:
+        other = [f'{a.arch} {a.then} -> {a.after.value}' for a in self.arches
+                 if (a.before not in judged or a.after not in judged)
+                 and not (a.worse and a.arch not in named)]
+        rest = ', '.join(other + counts)
+        if not new:
             return f'no new failure {since}' + (f'; cases: {rest}' if rest else
                                                 '; nothing changed')
-        return parts[0] + (f'; also {rest}' if rest else '')
+        more = f' and {len(new) - n} more' if len(new) > n else ''
+        return (f'{len(new)} new failure{"s" if len(new) > 1 else ""} {since}: '
+                f'{", ".join(new[:n])}{more}' + (f'; also {rest}' if rest else ''))
 
 
 def shown(v: Verdict, name: str) -> str:
@@ -157,10 +181,20 @@ def _cells(now: tables.Matrix, then: tables.Matrix, arches: Sequence[str]) -> Li
 
 
 def compare(now: Results, then: Results, where: str = '') -> Comparison:
-    """`now` against `then`, arch by arch, for the arches both have."""
+    """`now` against `then`, arch by arch; an arch the baseline does not have
+    is compared with nothing: each case failing now is a new failure, and an
+    arch that does not pass is a change."""
     comp = Comparison(run_id=then.meta.run_id if then.runs else '?', where=where)
     both = [a for a in now.arches if a in then.arches]
     comp.not_compared = [a for a in now.arches if a not in then.arches]
+    for arch in comp.not_compared:
+        v = now.arches[arch]
+        if v.status not in (ArchStatus.PASSED, ArchStatus.KNOWN):
+            comp.arches.append(ArchChange(arch, None, v.status))
+        for name in dict.fromkeys([c.name for c in v.cases] + v.missing):
+            after = shown(v, name)
+            if after in FAILING:
+                comp.cases.append(CaseChange(arch, name, Change.NEW_FAIL, '', after))
     for arch in both:
         v, w = now.arches[arch], then.arches[arch]
         if v.status != w.status:
@@ -208,9 +242,23 @@ def read(d: Path) -> Results:
                            f'({e}): {fix}') from None
 
 
-def previous(root: Path, tree: str, arches: Sequence[str], run_id: str) -> Optional[Path]:
-    """The newest run in `root` (kunit-results/) of the same tree base and arches,
-    other than `run_id`; its results.json says what it was, not its name."""
+Warn = Callable[[str], None]
+
+
+def _same_run(meta: RunMeta, of: RunMeta) -> bool:
+    """@meta is a baseline for a run of @of: the same tree base, kernel and
+    arches, and the same --patches or none (a plain run is the baseline of a
+    patched one, never the other way round; results that do not say which
+    patches they had are none's)."""
+    return (tables.tree_base(meta.tree) == tables.tree_base(of.tree)
+            and meta.kernel == of.kernel and sorted(meta.arches) == sorted(of.arches)
+            and meta.patches is not None and meta.patches in ((), of.patches))
+
+
+def previous(root: Path, of: RunMeta, warn: Warn) -> Optional[Tuple[Path, Results]]:
+    """The newest run in `root` (kunit-results/) that is a baseline of a run of
+    @of (not itself), read; its results.json says what it was, not its name.
+    A file that cannot be read is named by a warning and passed over."""
     found: List[Tuple[str, Path]] = []
     seen = set()
     for d in sorted(root.iterdir()) if root.is_dir() else []:
@@ -219,22 +267,27 @@ def previous(root: Path, tree: str, arches: Sequence[str], run_id: str) -> Optio
             continue
         seen.add(real)
         try:
-            data = json.loads((d / 'results.json').read_text())
-            meta = data['meta']
-        except (OSError, ValueError, KeyError, TypeError):
-            continue    # not ours, or half written: never a baseline
-        if not isinstance(meta, dict) or meta.get('run_id') == run_id:
+            data = json.loads((d / 'results.json').read_text(encoding='utf-8'))
+            meta = RunMeta.from_json(data.get('meta') if isinstance(data, dict) else data,
+                                     str(d / 'results.json'))
+        except (OSError, ValueError, RecursionError) as e:
+            warn(f'{d}: passed over as a baseline, its results.json cannot be read ({e})')
             continue
-        if tables.tree_base(str(meta.get('tree', ''))) == tables.tree_base(tree) and \
-                sorted(meta.get('arches', [])) == sorted(arches):
-            found.append((str(meta.get('finished', '')), d))
-    return max(found)[1] if found else None
+        if meta.run_id != of.run_id and _same_run(meta, of):
+            found.append((meta.finished, d))
+    for _, d in sorted(found, reverse=True):
+        try:
+            return d, read_dir(d)[0]
+        except ValueError as e:
+            warn(f'{d}: passed over as a baseline, it cannot be read ({e})')
+    return None
 
 
 @dataclasses.dataclass
 class Option:
     """run-kunit's --baseline: a results directory, `none`, or unset: the previous
-    run of the same tree base and arches in kunit-results/, if there is one."""
+    run of the same tree base, kernel, arches and patches in kunit-results/, if
+    there is one."""
     spec: Optional[str]
     given: Optional[Results] = None
 
@@ -244,11 +297,12 @@ class Option:
         given = read(Path(spec)) if spec and spec != NONE else None
         return cls(spec, given)
 
-    def compare(self, results: Results, root: Path) -> Optional[Comparison]:
-        if self.spec == NONE or not results.runs:
+    def choose(self, of: RunMeta, root: Path, warn: Warn) -> Optional[Tuple[str, Results]]:
+        """The baseline of a run of @of, and where it is: before any build, so
+        that nothing about it can cost the run its results."""
+        if self.spec == NONE:
             return None
         if self.given:
-            return compare(results, self.given, str(self.spec))
-        meta = results.meta
-        found = previous(root, meta.tree, meta.arches, meta.run_id)
-        return compare(results, read(found), str(found)) if found else None
+            return str(self.spec), self.given
+        found = previous(root, of, warn)
+        return (str(found[0]), found[1]) if found else None

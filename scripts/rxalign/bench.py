@@ -33,7 +33,7 @@ from .kernels import DEFAULT, Kernel
 from . import arches, kernels, series, tree
 from .cache import Cache
 from .cli import run_main
-from .declared import expected_suites, selected, suite_glob
+from .declared import expected_suites, run_suites, suite_glob
 from .exitcodes import Exit, HarnessError
 from .kunit_driver import RunSettings, load_kunit_parser, run_arch
 from .paths import KUNITCONFIG, TESTS_DIR
@@ -77,7 +77,8 @@ def summary(v: Verdict) -> str:
 
 def _declared(tests: Path) -> Dict[str, List[str]]:
     """The suites both runs boot: all but the drivers suite (no NICs here)."""
-    return selected(expected_suites(tests), suite_glob(False))
+    suites = expected_suites(tests)
+    return {s: suites[s] for s in run_suites(suites, False)}
 
 
 def plain_command(arch: arches.Arch, src: Path, build: Path, jobs: int) -> List[str]:
@@ -117,6 +118,7 @@ def _ours(selected: List[arches.Arch], cache: Cache, base: tree.Base, kernel: Ke
     prepared = tree.prepare(cache, base, series.layers(kernel, tests), lambda m: None)
     settings = RunSettings(tree=prepared.path, cache=cache, base_id=base.base_id,
                            slim_kept=kernel.slim_kept,
+                           filter_glob=suite_glob(expected_suites(tests), False),
                            jobs=jobs, timeout=300, ccache_first_build=True)
     ktap_parser = load_kunit_parser(prepared.path / 'tools/testing/kunit')
     verdicts = []

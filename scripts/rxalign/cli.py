@@ -4,17 +4,66 @@ A HarnessError carries its own status; Ctrl-C (and SIGTERM) is 130; a full
 disk is 4; anything else is a bug of ours and gets Exit.INTERNAL, with the
 traceback on stderr, never 0 or 1 (1 means "a test failed", and a CI that
 gates on it must not read a crash of the harness as a kernel bug).
+
+Ctrl-C and SIGTERM raise KeyboardInterrupt where the work may stop at once;
+inside deferred() they are only recorded (what was done is being written),
+except inside interruptible() (the work of one arch, say), and a signal
+recorded before stops the next interruptible() as it begins.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import errno
 import signal
 import sys
 import traceback
-from typing import Callable
+from typing import Callable, Iterator
 
 from .exitcodes import Exit, HarnessError
+
+
+@dataclasses.dataclass
+class Signals:
+    deferring: bool = False
+    pending: str = ''           # the signal that came while deferred ('SIGTERM', ...)
+
+
+SIGNALS = Signals()
+
+
+def _on_signal(signum: int, frame: object) -> None:
+    if SIGNALS.deferring:
+        SIGNALS.pending = SIGNALS.pending or signal.Signals(signum).name
+        return
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def deferred() -> Iterator[Signals]:
+    """Ctrl-C and SIGTERM are recorded, not raised, inside: SIGNALS.pending says
+    whether one came."""
+    was = SIGNALS.deferring
+    SIGNALS.deferring, SIGNALS.pending = True, ''
+    try:
+        yield SIGNALS
+    finally:
+        SIGNALS.deferring = was
+
+
+@contextlib.contextmanager
+def interruptible() -> Iterator[None]:
+    """Inside deferred(): work a signal stops at once; one recorded before it
+    stops it as it begins."""
+    if SIGNALS.deferring and SIGNALS.pending:
+        raise KeyboardInterrupt
+    was = SIGNALS.deferring
+    SIGNALS.deferring = False
+    try:
+        yield
+    finally:
+        SIGNALS.deferring = was
 
 
 def error(prog: str, msg: str) -> None:
@@ -22,9 +71,7 @@ def error(prog: str, msg: str) -> None:
 
 
 def run_main(prog: str, body: Callable[[], int], interrupted: str = 'interrupted') -> int:
-    def on_term(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-    previous = signal.signal(signal.SIGTERM, on_term)
+    previous = {s: signal.signal(s, _on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
         return int(body())
     except HarnessError as e:
@@ -42,7 +89,8 @@ def run_main(prog: str, body: Callable[[], int], interrupted: str = 'interrupted
     except Exception:   # pylint: disable=broad-except
         return _internal(prog)
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
 
 
 def _internal(prog: str) -> int:

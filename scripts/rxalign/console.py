@@ -5,9 +5,14 @@ their statuses and logs; this walk reads the same lines once for the rest:
 the skip reason of each case (by its full name: the iphdr cases share
 parameter names), the policy facts, the frames the suites measured
 (`rx_align_frame:` lines, each filed under the case that printed it),
-kernel splats pinned on the case or the window they happened in, a crash
-and the case that was running then, where output stopped, and the kmemleak
-scan /init prints after the suites.
+kernel reports pinned on the case or the window they happened in, a crash
+and the case that was running then, report banners no table knows, where
+output stopped, and the kmemleak scan /init prints after the suites.
+
+A failed expectation's message is the test's own words, printed in one
+go: crash or report words in it are no crash.  It ends where the kernel's
+own output begins (crashes.STACK_DUMP, KUnit's "try faulted"): what looked
+like the test's words before that was the kernel's.
 
 Lines are read as kunit_parser reads them: without printk timestamps.
 """
@@ -18,7 +23,7 @@ import dataclasses
 import re
 from typing import Dict, Iterable, List, Optional
 
-from .crashes import CRASH
+from .crashes import BANNER, CLOSED_REPORT, CRASH, REPORT, RULE, STACK_DUMP
 from .results import FRAME_PREFIX, Frame, MalformedFrame, parse_frame
 
 TIMESTAMP = re.compile(r'^\[\s*\d+\.\d+\]\s?')
@@ -33,11 +38,15 @@ FRAME = re.compile(re.escape(FRAME_PREFIX.strip()) + r'\s*(.*)$')
 # arch's formats, matched only where the kernel prints them, at the start of
 # a line, never inside a test's own message.
 PANIC = re.compile(r'^\s*(Kernel panic - not syncing.*)$')
-# A splat is pinned on the case that ran, or on the window it came in.
-SPLAT = re.compile(r'^\s*(?:WARNING: CPU: \d+ PID: .*|BUG: KASAN: .*|BUG: sleeping function .*|'
-                   r'BUG: scheduling while atomic.*|WARNING: possible .*|'
-                   r'WARNING: suspicious RCU .*|UBSAN: .*|BUG: [\w ]+ \(.*|'
-                   r'kmemleak: \d+ new suspected memory leaks.*)')
+# KUnit's word that the case's thread died (lib/kunit/try-catch.c
+# kunit_try_catch_run(): "try faulted", an oops killed it; "Unknown error")
+# or never ended ("try timed out"), on a diagnostic line of the case.
+KUNIT_DIED = re.compile(r'^\s*# [^:]+: (try faulted|Unknown error)\b')
+KUNIT_TIMED_OUT = re.compile(r'^\s*# [^:]+: try timed out\b')
+# The in-kernel check of the test module: after each case it compares the
+# kernel's taint flags and debug_locks with their values before, and fails
+# the case with this message naming what changed.
+STATE_CHANGED = re.compile(r'^\s*(?:# [^:]+: )?(kernel state changed during the case: .*?)\s*$')
 # What kmemleak prints when a scan finds objects: after the suites, the
 # kmemleak case (the /init scan) judges those, not the splat rule.
 KMEMLEAK_SPLAT = re.compile(r'^\s*kmemleak: \d+ new suspected memory leaks')
@@ -78,12 +87,16 @@ class Console:
     # case -> the reason after `# SKIP`: the parser reads the directive for the
     # status and drops the reason
     skips: Dict[str, str] = dataclasses.field(default_factory=dict)
-    # case -> the first kernel warning while it ran: the parser does not know a
-    # splat from any other log line
-    splats: Dict[str, str] = dataclasses.field(default_factory=dict)
-    # window -> the first warning outside every case (between suites, after a
-    # suite's last case): lines the parser files under no case
+    # case -> the kernel's reports while it ran (the first line of each, the
+    # module's own "kernel state changed" message): the parser does not know a
+    # report from any other log line
+    reports: Dict[str, List[str]] = dataclasses.field(default_factory=dict)
+    # window -> the first report outside every case (before the first suite,
+    # between suites, after a suite's last case): lines the parser files under no case
     stray: Dict[str, str] = dataclasses.field(default_factory=dict)
+    # lines that open a report (BUG, WARNING, a rule of `=`) no table knows,
+    # each with its number and the case it came in: the gate cannot read them
+    unknown: List[str] = dataclasses.field(default_factory=list)
     # the crash and the case it hit: the parser sees only a stream that stops
     crash: Optional[Crash] = None
     # the case running when output stopped: the parser gives nameless
@@ -105,15 +118,20 @@ def read(raw: Iterable[str]) -> Console:
     con = Console()
     path: List[str] = []        # the suite and parameterised case now open
     last = ''                   # the last case that finished
-    started = False             # KTAP began: before it, a splat is boot's, no case's
+    started = False             # KTAP began: before it, a report is boot's, no case's
     top = ''                    # the indentation of the first stream's version line
     suite_done = ''             # the last suite that finished, while none is open
-    pending = ''                # a splat waiting for the case it happened in
+    pending: List[str] = []     # reports waiting for the case they happened in
     in_message = False          # inside a failed expectation's message
-    # Crash words inside a test's message are the test's words, unless the
+    # Crash and report words inside a test's message are the test's words,
+    # unless the kernel's own output follows before the case's result, or the
     # log stops there: a message is always followed by its case's result.
     tentative: Optional[Crash] = None
+    held: List[str] = []        # report lines inside the message, until it is told
+    held_unknown: List[str] = []  # banners no table knows, inside the message
     frames: List[str] = []      # rx_align_frame: lines waiting for the case they came in
+    rule: Optional[str] = None  # a rule of `=` waiting for the title of its report
+    closing = False             # a report that ends with a rule of its own is open
 
     def file_frames(case: str) -> None:
         for text in frames:
@@ -123,6 +141,45 @@ def read(raw: Iterable[str]) -> Console:
             else:
                 con.malformed_frames.append(f)
         frames.clear()
+
+    def window() -> str:
+        if path:
+            return ''
+        return (f'{OUTSIDE_CASES}.after_{suite_done}' if suite_done
+                else f'{OUTSIDE_CASES}.before_suites')
+
+    def report(text: str) -> None:
+        """A report of the kernel: the running case's, or its window's."""
+        if path:
+            pending.append(text)
+        elif started and not (suite_done and KMEMLEAK_SPLAT.match(text)):
+            con.stray.setdefault(window(), text)
+
+    def unknown(text: str) -> None:
+        """A banner no table knows: the gate cannot read it (held while it
+        may still be the test's own words)."""
+        (held_unknown if in_message else con.unknown).append(f'{text} (in {_where(path, last)})')
+
+    def crashed(found: Crash) -> None:
+        """The first crash: the run's, and a report of the case it hit if KUnit
+        survived it (where output stops, the crash is the cause already)."""
+        if not con.crash:
+            con.crash = found
+            if path:
+                pending.append(found.first)
+
+    def told() -> None:
+        """The kernel is printing: what the message window held was its own."""
+        nonlocal tentative, in_message
+        if tentative:
+            crashed(tentative)
+        tentative = None
+        for text in held:
+            report(text)
+        con.unknown.extend(held_unknown)
+        held.clear()
+        held_unknown.clear()
+        in_message = False
 
     for number, line in enumerate(strip_timestamps(raw), 1):
         m = FACTS.search(line)
@@ -147,10 +204,36 @@ def read(raw: Iterable[str]) -> Console:
             started, top = True, v.group(1)
         elif v and v.group(1) == top and not con.second_stream:
             con.second_stream = number
+        died = KUNIT_DIED.match(line)
+        if in_message and (died or STACK_DUMP.match(line)):
+            told()
+        crash, known = CRASH.match(line), REPORT.match(line)
+        is_rule = started and bool(RULE.match(line))
+        if rule is not None and line.strip() and not is_rule:
+            # a rule of `=` opens a report whose title is the next line
+            if not (crash or known):
+                unknown(f'line {number - 1}: "{rule}" then "{line.strip()}"')
+            rule = None
+        if is_rule:
+            if closing:
+                closing = False     # the rule that ends the report it opened
+            elif rule is None:
+                rule = line.strip()
+            continue
+        if died:
+            crashed(tentative or Crash(first=f'KUnit: the case\'s thread died ("{line.strip()}")',
+                                       panic='', where=_where(path, last)))
+        if KUNIT_TIMED_OUT.match(line):
+            report(f'KUnit: the case did not end in time ("{line.strip()}")')
+        changed = STATE_CHANGED.match(line)
+        if changed:
+            report(changed.group(1))
         s = SUBTEST.match(line)
         r = RESULT.match(line) if not s else None
         if s or r or (DIAGNOSTIC.match(line) and not FAILED_AT.search(line)):
-            in_message = False
+            in_message = False          # the message ended with no word of the kernel
+            held.clear()
+            held_unknown.clear()
         if FAILED_AT.search(line):
             in_message = True
         f = FRAME.search(line)
@@ -159,24 +242,24 @@ def read(raw: Iterable[str]) -> Console:
         if s:
             depth = len(s.group(1)) // 4
             if depth == 0 and pending and suite_done:
-                con.stray.setdefault(f'{OUTSIDE_CASES}.after_{suite_done}', pending)
-                pending = ''
+                con.stray.setdefault(f'{OUTSIDE_CASES}.after_{suite_done}', pending[0])
+                pending = []
             path = path[:depth] + [s.group(2).strip()]
             suite_done = ''
             continue
         if r:
-            tentative = None
+            tentative, closing = None, False
             depth, name = len(r.group(1)) // 4, r.group(2).strip()
             if depth < len(path) and path[depth] == name:
-                # the end of a suite or of a parameterised case: a splat still
+                # the end of a suite or of a parameterised case: a report still
                 # pending came after its last case, in no case's window
                 if r.group(3) == 'SKIP':
                     con.skips['.'.join(path[:depth + 1])] = r.group(4).strip()
                 file_frames('.'.join(path[:depth + 1]))
                 if pending:
                     con.stray.setdefault(f'{OUTSIDE_CASES}.after_{"_".join(path[:depth + 1])}',
-                                         pending)
-                    pending = ''
+                                         pending[0])
+                    pending = []
                 if depth == 0:
                     suite_done = path[0]
                 path = path[:depth]
@@ -186,31 +269,38 @@ def read(raw: Iterable[str]) -> Console:
                 if r.group(3) == 'SKIP':
                     con.skips[closed] = r.group(4).strip()
                 if pending:
-                    con.splats.setdefault(closed, pending)
-                    pending = ''
+                    con.reports.setdefault(closed, []).extend(pending)
+                    pending = []
                 last = name
             continue
-        if CRASH.match(line) and not con.crash:
-            crash = Crash(first=line.strip(), panic='', where=_where(path, last))
+        if crash:
+            found = Crash(first=line.strip(), panic='', where=_where(path, last))
             if not in_message:
-                con.crash = crash
-            elif not tentative:
-                tentative = crash
+                crashed(found)
+            elif not tentative and not con.crash:
+                tentative = found
         p = PANIC.match(line)
         for c in (con.crash, tentative):
             if p and c and not c.panic:
                 c.panic = p.group(1).strip()
-        if in_message:
+        if not started or crash or changed:
             continue
-        splat = SPLAT.match(line)
-        if splat and started and not pending:
-            if path:
-                pending = splat.group(0).strip()
-            elif suite_done and not KMEMLEAK_SPLAT.match(line):
-                con.stray.setdefault(f'{OUTSIDE_CASES}.after_{suite_done}', splat.group(0).strip())
+        if known:
+            closing = closing or bool(CLOSED_REPORT.match(line))
+            if in_message:
+                held.append(line.strip())
+            else:
+                report(line.strip())
+        elif BANNER.match(line):
+            unknown(f'line {number}: "{line.strip()}"')
+    if rule is not None:
+        unknown(f'the last line: "{rule}"')
+    if in_message:
+        told()                  # the log stopped inside the message: no test said that
+    pending = [p for p in pending if not con.crash or p != con.crash.first]
     if pending and path:
-        # output stopped inside a case: the splat is that case's, which never finished
-        con.stray.setdefault(f'{OUTSIDE_CASES}.in_{"_".join(path)}', pending)
+        # output stopped inside a case: the report is that case's, which never finished
+        con.stray.setdefault(f'{OUTSIDE_CASES}.in_{"_".join(path)}', pending[0])
     file_frames('.'.join(path))     # output stopped in that case: its frames are kept
     con.crash = con.crash or tentative
     con.where = _where(path, last)

@@ -1,4 +1,4 @@
-"""How a kernel says it crashed, per arch: the one table the console walk reads.
+"""How a kernel says it crashed or reported a bug: the tables the console walk reads.
 
 Each entry is a line the kernel prints when it dies, oopses or hits a BUG(),
 as linux-source-6.12 formats it (the file and function are in `source`);
@@ -10,6 +10,14 @@ example, and that a run going on after any of them is no pass.
 
 Only the first line of each report needs to be here: what follows it
 (registers, a backtrace) belongs to the same crash.
+
+REPORT_FORMATS are the kernel's reports of a bug it survives (a WARN, the
+sanitizers, lockdep, the debug checks of spinlocks, pages, slabs and
+workqueues): each fails the case that was running, and no known-failure
+rule excuses it.  Any other line that opens like a report (BANNER: `BUG`,
+`WARNING`, a rule of `=`) fails the arch: the gate does not guess what an
+unknown report means.  STACK_DUMP lines are printed only by the kernel's
+report machinery: where one comes, the kernel is talking, not a test.
 """
 
 from __future__ import annotations
@@ -113,3 +121,158 @@ CRASH_FORMATS: Tuple[CrashFormat, ...] = (
 
 # One regex of them all, as console.read() applies it.
 CRASH = re.compile(r'^\s*(?:' + '|'.join(f'(?:{f.pattern})' for f in CRASH_FORMATS) + ')')
+
+
+@dataclasses.dataclass(frozen=True)
+class ReportFormat:
+    pattern: str            # a regex, matched at the start of a line
+    example: str            # a line as the kernel prints it
+    source: str             # the file (of 6.12, unless it says 7.3) and function
+    literal: str            # the text of its format string there, as the file has it
+    closes: bool = False    # the report ends with a rule of `=` of its own
+
+
+def _lockdep(title: str, function: str, pattern: str = '') -> ReportFormat:
+    return ReportFormat(pattern or re.escape(title), title,
+                        f'kernel/locking/lockdep.c {function}()', title)
+
+
+REPORT_FORMATS: Tuple[ReportFormat, ...] = (
+    ReportFormat(r'WARNING: CPU: \d+ PID: \d+ at ',
+                 'WARNING: CPU: 0 PID: 97 at net/core/skbuff.c:817 napi_alloc_skb+0x1c5/0x1e0',
+                 'kernel/panic.c __warn() (6.1 and 6.12)', 'WARNING: CPU: %d PID: %d at %pS'),
+    ReportFormat(r'WARNING: (?:\S+:\d+ )?at \S+, CPU#\d+: ',
+                 'WARNING: net/core/skbuff.c:817 at napi_alloc_skb+0x1c5/0x1e0, CPU#0: '
+                 'kunit_try_catch/97', 'kernel/panic.c __warn() of 7.3',
+                 'WARNING: %s:%d at %pS, CPU#%d: %s/%d'),
+    ReportFormat(r'BUG: KASAN: ', 'BUG: KASAN: slab-use-after-free in skb_release_data+0x4a/0x3c0',
+                 'mm/kasan/report.c print_error_description()', 'BUG: KASAN: %s in %pS',
+                 closes=True),
+    ReportFormat(r'BUG: KFENCE: ', 'BUG: KFENCE: use-after-free read in rx_alloc+0x4a/0x3c0',
+                 'mm/kfence/report.c kfence_report_error()', 'BUG: KFENCE: use-after-free %s in',
+                 closes=True),
+    ReportFormat(r'BUG: KCSAN: ', 'BUG: KCSAN: data-race in rx_alloc / rx_free',
+                 'kernel/kcsan/report.c print_report()', 'BUG: KCSAN: %s in %ps / %ps',
+                 closes=True),
+    ReportFormat(r'BUG: KMSAN: ', 'BUG: KMSAN: uninit-value in ip_rcv_core+0x4a/0x3c0',
+                 'mm/kmsan/report.c kmsan_report()', 'BUG: KMSAN: %s in %pSb', closes=True),
+    ReportFormat(r'UBSAN: ', 'UBSAN: array-index-out-of-bounds in net/core/skbuff.c:210:3',
+                 'lib/ubsan.c ubsan_prologue()', 'UBSAN: %s in %s:%d:%d'),
+    ReportFormat(r'BUG: sleeping function called from invalid context at ',
+                 'BUG: sleeping function called from invalid context at mm/slub.c:4119',
+                 'kernel/sched/core.c __might_resched()',
+                 'BUG: sleeping function called from invalid context at %s:%d'),
+    ReportFormat(r'BUG: scheduling while atomic: ',
+                 'BUG: scheduling while atomic: kunit_try_catch/97/0x00000101',
+                 'kernel/sched/core.c __schedule_bug()', 'BUG: scheduling while atomic: %s/%d/0x%08x'),
+    ReportFormat(r'BUG: scheduling in a non-blocking section: ',
+                 'BUG: scheduling in a non-blocking section: kunit_try_catch/97/1',
+                 'kernel/sched/core.c schedule_debug()',
+                 'BUG: scheduling in a non-blocking section: %s/%d/%i'),
+    ReportFormat(r'BUG: assuming (?:non migratable|atomic) context at ',
+                 'BUG: assuming atomic context at net/core/dev.c:6512',
+                 'kernel/sched/core.c __cant_sleep()', 'BUG: assuming atomic context at %s:%d'),
+    _lockdep('WARNING: possible circular locking dependency detected',
+             'print_circular_bug_header'),
+    _lockdep('WARNING: possible recursive locking detected', 'print_deadlock_bug'),
+    _lockdep('WARNING: possible irq lock inversion dependency detected',
+             'print_irq_inversion_bug'),
+    _lockdep('WARNING: inconsistent lock state', 'print_usage_bug'),
+    ReportFormat(r'WARNING: [\w-]+-safe -> [\w-]+-unsafe lock order detected',
+                 'WARNING: HARDIRQ-safe -> HARDIRQ-unsafe lock order detected',
+                 'kernel/locking/lockdep.c print_bad_irq_dependency()',
+                 'WARNING: %s-safe -> %s-unsafe lock order detected'),
+    _lockdep('[ BUG: Invalid wait context ]', 'print_lock_invalid_wait_context',
+             r'\[ BUG: Invalid wait context \]'),
+    _lockdep('WARNING: bad unlock balance detected!', 'print_unlock_imbalance_bug'),
+    _lockdep('WARNING: held lock freed!', 'print_freed_lock_bug'),
+    _lockdep('WARNING: Nested lock was not taken', 'print_lock_nested_lock_not_held'),
+    _lockdep('WARNING: bad contention detected!', 'print_lock_contention_bug'),
+    ReportFormat(r'WARNING: \S+/\d+ still has locks held!',
+                 'WARNING: kunit_try_catch/97 still has locks held!',
+                 'kernel/locking/lockdep.c print_held_locks_bug()',
+                 'WARNING: %s/%d still has locks held!'),
+    _lockdep('WARNING: lock held when returning to user space!', 'lockdep_sys_exit'),
+    _lockdep('WARNING: chain_key collision', 'print_collision'),
+    _lockdep('WARNING: suspicious RCU usage', 'lockdep_rcu_suspicious'),
+    ReportFormat(r'BUG: MAX_\w+ too low!', 'BUG: MAX_LOCKDEP_ENTRIES too low!',
+                 'kernel/locking/lockdep.c print_lockdep_off()', 'BUG: MAX_LOCKDEP_ENTRIES too low!'),
+    ReportFormat(r'BUG: key \S+ has not been registered!',
+                 'BUG: key ffff888004b1c2c8 has not been registered!',
+                 'kernel/locking/lockdep.c lockdep_init_map_type()',
+                 'BUG: key %px has not been registered!'),
+    ReportFormat(r'BUG: looking up invalid subclass: ', 'BUG: looking up invalid subclass: 9',
+                 'kernel/locking/lockdep.c look_up_lock_class()',
+                 'BUG: looking up invalid subclass: %u'),
+    ReportFormat(r'BUG: spinlock .+ on CPU#\d+, ', 'BUG: spinlock recursion on CPU#0, '
+                 'kunit_try_catch/97', 'kernel/locking/spinlock_debug.c spin_dump()',
+                 'BUG: spinlock %s on CPU#%d, %s/%d'),
+    ReportFormat(r'BUG: rwlock .+ on CPU#\d+, ', 'BUG: rwlock recursion on CPU#0, '
+                 'kunit_try_catch/97, ffff888004b1c2c8',
+                 'kernel/locking/spinlock_debug.c rwlock_bug()',
+                 'BUG: rwlock %s on CPU#%d, %s/%d, %p'),
+    ReportFormat(r'BUG: Bad page state', 'BUG: Bad page state in process kunit_try_catch  '
+                 'pfn:04b1c', 'mm/page_alloc.c bad_page()',
+                 'BUG: Bad page state in process %s  pfn:%05lx'),
+    ReportFormat(r'BUG: Bad page map', 'BUG: Bad page map in process init  pte:8000000004b1c025 '
+                 'pmd:04b1d067', 'mm/memory.c print_bad_pte()',
+                 'BUG: Bad page map in process %s  pte:%08llx pmd:%08llx'),
+    ReportFormat(r'BUG: Bad rss-counter state ', 'BUG: Bad rss-counter state '
+                 'mm:ffff888004b1c2c8 type:MM_ANONPAGES val:1', 'kernel/fork.c check_mm()',
+                 'BUG: Bad rss-counter state mm:%p type:%s val:%ld'),
+    ReportFormat(r'BUG \S+ \((?:Not tainted|Tainted: [^)]*)\): ',
+                 'BUG kmalloc-2k (Not tainted): Object already free', 'mm/slub.c slab_bug()',
+                 'BUG %s (%s): %pV'),
+    ReportFormat(r'BUG: using \S+\(\) in preemptible \[[0-9a-f]+\] code: ',
+                 'BUG: using smp_processor_id() in preemptible [00000000] code: '
+                 'kunit_try_catch/97', 'lib/smp_processor_id.c check_preemption_disabled()',
+                 'BUG: using %s%s() in preemptible [%08x] code: %s/%d'),
+    ReportFormat(r'BUG: workqueue leaked atomic, lock or RCU: ',
+                 'BUG: workqueue leaked atomic, lock or RCU: kworker/0:1[15]',
+                 'kernel/workqueue.c process_one_work()',
+                 'BUG: workqueue leaked atomic, lock or RCU: %s[%d]'),
+    ReportFormat(r'BUG: workqueue lockup - pool', 'BUG: workqueue lockup - pool cpus=0 node=0 '
+                 'flags=0x0 nice=0 stuck for 31s!', 'kernel/workqueue.c wq_watchdog_timer_fn()',
+                 'BUG: workqueue lockup - pool'),
+    ReportFormat(r'watchdog: BUG: soft lockup - CPU#\d+ stuck for ',
+                 'watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [kunit_try_catch:97]',
+                 'kernel/watchdog.c watchdog_timer_fn() (pr_fmt "watchdog: ")',
+                 'BUG: soft lockup - CPU#%d stuck for %us! [%s:%d]'),
+    ReportFormat(r'watchdog: Watchdog detected hard LOCKUP on cpu ',
+                 'watchdog: Watchdog detected hard LOCKUP on cpu 0',
+                 'kernel/watchdog.c watchdog_hardlockup_check() (pr_fmt "watchdog: ")',
+                 'Watchdog detected hard LOCKUP on cpu %d'),
+    ReportFormat(r'INFO: task \S+ blocked for more than \d+ seconds\.',
+                 'INFO: task kunit_try_catch:97 blocked for more than 122 seconds.',
+                 'kernel/hung_task.c check_hung_task()',
+                 'INFO: task %s:%d blocked for more than %ld seconds.'),
+    ReportFormat(r'rcu: INFO: \S+ (?:self-)?detected stalls? ',
+                 'rcu: INFO: rcu_preempt self-detected stall on CPU',
+                 'kernel/rcu/tree_stall.h print_cpu_stall() (pr_fmt "rcu: ")',
+                 'INFO: %s self-detected stall on CPU'),
+    ReportFormat(r'kmemleak: \d+ new suspected memory leaks',
+                 'kmemleak: 1 new suspected memory leaks (see /sys/kernel/debug/kmemleak)',
+                 'mm/kmemleak.c kmemleak_scan() (pr_fmt "kmemleak: ")',
+                 '%d new suspected memory leaks (see /sys/kernel/debug/kmemleak)'),
+)
+
+# One regex of them all, as console.read() applies it.
+REPORT = re.compile(r'^\s*(?:' + '|'.join(f'(?:{f.pattern})' for f in REPORT_FORMATS) + ')')
+# The reports that end with a rule of `=` of their own: that rule closes them.
+CLOSED_REPORT = re.compile(r'^\s*(?:' + '|'.join(f'(?:{f.pattern})' for f in REPORT_FORMATS
+                                                  if f.closes) + ')')
+# What opens a report, known or not: a crash or report line that is neither
+# of the tables above is a report the gate cannot read.
+BANNER = re.compile(r'^\s*(?:\[\s*)?(?:BUG|WARNING)\b|^\s*={10,}\s*$')
+RULE = re.compile(r'^\s*={10,}\s*$')
+# Lines only the kernel's report machinery prints (lib/dump_stack.c
+# dump_stack_print_info(): "CPU: %d UID: %u PID: %d Comm: %.20s ..." in
+# 6.12 and 7.3, without UID in 6.1; kernel/panic.c __warn(): "---[ end trace",
+# include/asm-generic/bug.h CUT_HERE; print_modules(); the stack walkers:
+# "Call Trace:" (x86, powerpc, mips, m68k, s390, sparc64), alpha's "Trace:",
+# sparc's "Caller[...]", and a frame as "sym+0x1c5/0x1e0", with or without
+# its "[<address>]" and x86's "? " of an unreliable one).
+STACK_DUMP = re.compile(r'^\s*(?:CPU: \d+ (?:UID: \d+ )?PID: \d+ Comm: |(?:Call )?Trace:|'
+                        r'---\[ end trace |-+\[ cut here \]-+$|Modules linked in:|'
+                        r'Caller\[[0-9a-f]+\]: |(?:\? )?(?:\[<[0-9a-f]+>\]\s*)?'
+                        r'[\w.]+\+0x[0-9a-f]+/0x[0-9a-f]+(?:\s|$))')

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import os
 import re
 import subprocess
@@ -33,17 +34,43 @@ Log = Callable[[str], None]
 class Tarball:
     path: Path
     version: str        # the Debian package version it came from
+    digest: str = ''    # its checksum, verified at this use: 'sha256:...' or 'md5:...'
+
+
+def _digest(path: Path, kind: str = 'sha256') -> str:
+    h = hashlib.new(kind)
+    with open(path, 'rb') as f:
+        for chunk in iter(lambda: f.read(1 << 20), b''):
+            h.update(chunk)
+    return h.hexdigest()
 
 
 def host_tarball(kernel: Kernel) -> Tarball:
-    """The tarball a machine-installed linux-source package put in /usr/src."""
+    """The tarball a machine-installed linux-source package put in /usr/src,
+    checked at every use against the checksum dpkg keeps of it (from the
+    package apt checked against the signed lists)."""
     path = HOST_SRC / kernel.tarball_name
     if not path.is_file():
         raise HarnessError(Exit.ENVIRONMENT, f'{path} is missing: apt-get install '
                            f'{kernel.package}')
     version = subprocess.run(['dpkg-query', '-W', '-f=${Version}', kernel.package],
                              capture_output=True, text=True, check=False).stdout.strip()
-    return Tarball(path, version or 'unpackaged-%d' % int(path.stat().st_mtime))
+    if not version:     # put there by hand: nothing to check it against
+        return Tarball(path, 'unpackaged-%d' % int(path.stat().st_mtime))
+    sums = subprocess.run(['dpkg-query', '--control-path', kernel.package, 'md5sums'],
+                          capture_output=True, text=True, check=False).stdout.strip()
+    member = f'usr/src/{kernel.tarball_name}'     # where the package puts it
+    try:
+        want = next((ln.split()[0] for ln in Path(sums).read_text().splitlines()
+                     if ln.split()[-1:] == [member]), '') if sums else ''
+    except OSError:
+        want = ''
+    got = _digest(path, 'md5')
+    if got != want:
+        raise HarnessError(Exit.ENVIRONMENT, f'{path} is not the file {kernel.package} '
+                           f'{version} installed (md5 {got}, dpkg says {want or "nothing"}): '
+                           f'reinstall it: apt-get install --reinstall {kernel.package}')
+    return Tarball(path, version, f'md5:{got}')
 
 
 def machine_mirror() -> str:
@@ -150,11 +177,41 @@ def _deb_version(deb: Path) -> str:
 
 
 def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, 'rb') as f:
-        for chunk in iter(lambda: f.read(1 << 20), b''):
-            h.update(chunk)
-    return h.hexdigest()
+    return _digest(path)
+
+
+def _record(tarball: Path) -> Path:
+    """Beside a fetched tarball: its checksum, and the signed lists' checksum of
+    the .deb it came out of."""
+    return tarball.with_name(tarball.name + '.checksum')
+
+
+def _verified(tarball: Path, version: str, deb_sha256: str) -> str:
+    """The tarball's sha256 if it is the one unpacked from the .deb the signed
+    lists name (its record says so, and its content is still what the record
+    says); '' otherwise."""
+    try:
+        data = json.loads(_record(tarball).read_text())
+    except (OSError, ValueError):
+        return ''
+    if not isinstance(data, dict) or not deb_sha256 or \
+            (data.get('version'), data.get('deb_sha256')) != (version, deb_sha256):
+        return ''
+    got = _sha256(tarball)
+    return got if got == data.get('sha256') else ''
+
+
+def _set_aside(tarball: Path, log: Log) -> None:
+    """A cached tarball that fails its check, or that nothing records (an older
+    run-kunit fetched it): kept for a look, never used."""
+    recorded = _record(tarball).is_file()
+    aside = tarball.with_name(tarball.name + ('.corrupt' if recorded else '.unverified'))
+    log(f'{tarball} ' + ('fails its check against the signed lists (changed or truncated)'
+                         if recorded else 'has no record of the .deb it came from, so nothing '
+                         'to check it against (an older run-kunit fetched it)')
+        + f'; set aside as {aside.name}, fetching it anew')
+    os.replace(tarball, aside)
+    _record(tarball).unlink(missing_ok=True)
 
 
 def fetched_tarball(kernel: Kernel, cache: Cache, log: Log) -> Tarball:
@@ -174,7 +231,11 @@ def fetched_tarball(kernel: Kernel, cache: Cache, log: Log) -> Tarball:
     version = fields['Version']
     dest = cache.root / 'sources' / f'{kernel.package}_{version}.tar.xz'
     if dest.is_file():
-        return Tarball(dest, version)
+        # trusted only as the tarball of the .deb the signed lists name, checked now
+        got = _verified(dest, version, fields.get('SHA256', ''))
+        if got:
+            return Tarball(dest, version, f'sha256:{got}')
+        _set_aside(dest, log)
     try:
         deb = apt.download(kernel.package, version)
     except HarnessError:
@@ -195,8 +256,12 @@ def fetched_tarball(kernel: Kernel, cache: Cache, log: Log) -> Tarball:
                            'again to fetch it anew')
     log(f'unpacking {kernel.tarball_name} from {deb.name}')
     _unpack_tarball(deb, kernel, dest)
+    got = _sha256(dest)
+    tmp = _record(dest).with_suffix('.tmp')
+    tmp.write_text(json.dumps({'version': version, 'deb_sha256': want, 'sha256': got}) + '\n')
+    os.replace(tmp, _record(dest))
     deb.unlink()    # the tarball is what we keep; the .deb would double the space
-    return Tarball(dest, version)
+    return Tarball(dest, version, f'sha256:{got}')
 
 
 def _unpack_tarball(deb: Path, kernel: Kernel, dest: Path) -> None:

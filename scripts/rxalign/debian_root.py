@@ -155,13 +155,15 @@ class Root:
                                f'{_reason(proc.stdout + proc.stderr)}')
 
 
-def root_dir(cache: Cache, release: Release) -> Path:
-    return cache.root / 'roots' / release.name
+def root_dir(cache: Cache, release: Release, bare: bool = False) -> Path:
+    """Where the root of @release lives, named by what it holds: a bare one (apt
+    and the essential packages: a new machine's) is never the one that builds."""
+    return cache.root / 'roots' / (release.name + ('-bare' if bare else ''))
 
 
 def _clean_partials(parent: Path, release: Release) -> None:
     """Roots a killed or failed run left half made: never used, removed."""
-    for stale in parent.glob(f'.{release.name}.partial-*'):
+    for stale in parent.glob(f'.{release.name}*.partial-*'):
         pid = stale.name.rsplit('-', 1)[-1]
         if pid.isdigit() and Path(f'/proc/{pid}').exists() and int(pid) != os.getpid():
             continue        # another run is making it right now
@@ -172,8 +174,9 @@ def make_root(release: Release, cache: Cache, log: Log,
               keyring: Optional[Path] = None, mirror: Optional[str] = None,
               include: Sequence[str] = ROOT_PACKAGES) -> Path:
     """Make the root of @release unless a complete one is there; its path.
-    @include: the packages besides apt and Debian's essential ones."""
-    dest = root_dir(cache, release)
+    @include: the packages besides apt and Debian's essential ones (none: a
+    bare root, made and kept apart from the one that has them)."""
+    dest = root_dir(cache, release, bare=not include)
     if (dest / COMPLETE).is_file():
         return dest
     if dest.exists():   # not ours, or from before the marker: never trusted
@@ -190,7 +193,7 @@ def make_root(release: Release, cache: Cache, log: Log,
     mirror = mirror or machine_mirror()
     dest.parent.mkdir(parents=True, exist_ok=True)
     _clean_partials(dest.parent, release)
-    tmp = dest.parent / f'.{release.name}.partial-{os.getpid()}'
+    tmp = dest.parent / f'.{dest.name}.partial-{os.getpid()}'
     log(f'making a {release.describe()} root in {dest} (mmdebstrap, once; a few minutes)')
     cmd = ['mmdebstrap', '--mode=root', '--variant=apt', f'--keyring={keyring}',
            '--aptopt=Acquire::Languages "none"', '--dpkgopt=path-exclude=/usr/share/doc/*',
@@ -232,4 +235,9 @@ def open_root(release: Release, cache: Cache, log: Log, bare: bool = False) -> R
                            'entered as root (mmdebstrap, unshare --mount, chroot): run as '
                            'root, or leave out the arches that need it (--list-arches)')
     path = make_root(release, cache, log, include=() if bare else ROOT_PACKAGES)
-    return Root(path=path, release=release, binds=() if bare else (REPO, cache.root))
+    root = Root(path=path, release=release, binds=() if bare else (REPO, cache.root))
+    if not bare:
+        # what it holds, from its own dpkg status: a root made before
+        # ROOT_PACKAGES grew gets what it lacks
+        root.install(ROOT_PACKAGES, log)
+    return root

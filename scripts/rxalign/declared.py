@@ -8,9 +8,12 @@ compares KTAP against this list rather than against KTAP's own plan.
 from __future__ import annotations
 
 import fnmatch
+import os
 import re
 from pathlib import Path
-from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+
+from .exitcodes import Exit, HarnessError
 
 Config = Dict[str, str]     # a kernel .config: CONFIG_FOO -> 'y', 'm' or a value
 
@@ -99,16 +102,19 @@ def _blocks(lines: List[Tuple[str, Optional[bool]]], start: re.Pattern[str]) \
     return found
 
 
-def parse_source(text: str, config: Optional[Config] = None) -> Dict[str, List[str]]:
+def parse_source(text: str, config: Optional[Config] = None,
+                 defines: Optional[Dict[str, str]] = None) -> Dict[str, List[str]]:
     """suite -> the cases that must run, from one C file of the test module.
 
     A case or suite behind `#if`/`#ifdef` on a config option is required only
     when `config` (the built kernel's .config) says it is built; behind a
     condition this cannot evaluate (say `PAGE_SIZE == SZ_4K`), or without a
-    config, it is not required (if it runs, it counts like any other).
+    config, it is not required (if it runs, it counts like any other).  A
+    suite named by a macro takes the string the file, or `defines` (the
+    module's headers), gives it; ValueError if neither does.
     """
     lines = _built(text, config)
-    defines = dict(_DEFINE.findall(text))
+    defines = {**(defines or {}), **dict(_DEFINE.findall(text))}
     arrays: Dict[str, List[str]] = {
         name: [m.group(1) for ln, built in body if built for m in [_CASE.search(ln)] if m]
         for name, _, body in _blocks(lines, _ARRAY)}
@@ -121,7 +127,7 @@ def parse_source(text: str, config: Optional[Config] = None) -> Dict[str, List[s
         suite = name.group(1) or defines.get(name.group(2) or '')
         if not suite:
             raise ValueError(f'the name of kunit suite {var}, {name.group(2)}, is neither a '
-                             'string nor a #define of one')
+                             'string nor a #define of one in the module\'s .c or .h files')
         suites[suite] = arrays.get(cases.group(1), [])
     return suites
 
@@ -161,31 +167,60 @@ def built_sources(tests_dir: Path, config: Optional[Config]) -> List[Path]:
             or config.get(option[src.name]) in ('y', 'm')]
 
 
-# The suites a run boots, as kunit.filter_glob takes them: one glob (the
-# kernel's glob_match(), whose [!...] complements as fnmatch's does).  The
-# drivers suite shares its kernel with the others (scripts/kconfig/drivers.config).
-# the drivers suite, and the one after it that checks what it left alone
-DRIVERS_SUITE = 'net_rx_align_drivers*'
-OTHER_SUITES = 'net_rx_align_[!d]*'
+# The drivers suites (--drivers runs them alone, on the machine's NICs: the
+# drivers suite and the one after it that checks what it left alone) are
+# those whose names match this; every other run runs every other declared
+# suite.  They share their kernel with the others (scripts/kconfig/drivers.config).
+DRIVERS_SUITES = 'net_rx_align_drivers*'
 
 
-def suite_glob(drivers: bool) -> str:
-    """What run-kunit (--drivers or not) asks the kernel to run."""
-    return DRIVERS_SUITE if drivers else OTHER_SUITES
+def run_suites(suites: Iterable[str], drivers: bool) -> List[str]:
+    """The declared suites a run (--drivers or not) must run, and so requires."""
+    return [s for s in suites if fnmatch.fnmatchcase(s, DRIVERS_SUITES) == drivers]
 
 
-def selected(suites: Dict[str, List[str]], glob: str) -> Dict[str, List[str]]:
-    """The suites of @suites that kunit.filter_glob=@glob runs."""
-    return {name: cases for name, cases in suites.items() if fnmatch.fnmatchcase(name, glob)}
+def suite_glob(suites: Iterable[str], drivers: bool) -> str:
+    """The kunit.filter_glob that boots every suite of run_suites() and none of
+    the other kind: one glob (the kernel's glob_match(): `*`, `?`, `[...]`, no
+    alternatives), made from the declared names, so that a new suite runs
+    and is required without anyone editing a pattern: their common prefix,
+    then a class of the characters they have at each next place, as few
+    places as tell them from the others.  A usage error when no such glob
+    exists: a name must then change."""
+    declared = list(dict.fromkeys(suites))
+    want = run_suites(declared, drivers)
+    rest = [s for s in declared if s not in want]
+    if not want:
+        raise HarnessError(Exit.USAGE, 'the test module declares no suite for this run (none '
+                           f'{"matches" if drivers else "but those matching"} '
+                           f'{DRIVERS_SUITES}): check kunit-tests/*.c')
+    if len(want) == 1 and not any(fnmatch.fnmatchcase(r, want[0]) for r in rest):
+        return want[0]
+    prefix = os.path.commonprefix(want)
+    tails = [w[len(prefix):] for w in want]
+    for places in range(min(len(t) for t in tails) + 1):
+        glob = prefix + ''.join(f'[{"".join(sorted({t[k] for t in tails}))}]'
+                                for k in range(places)) + '*'
+        if not any(fnmatch.fnmatchcase(r, glob) for r in rest):
+            return glob
+    raise HarnessError(Exit.USAGE, f'no one kunit.filter_glob runs {", ".join(want)} without '
+                       f'{", ".join(rest)}: rename a suite so that the names of one run '
+                       'differ from the others\' within their shortest name')
 
 
 def expected_suites(tests_dir: Path, config: Optional[Config] = None) -> Dict[str, List[str]]:
+    """suite -> cases, of every C file of the module the kernel builds; a
+    usage error naming the file when a suite's name cannot be read."""
+    defines: Dict[str, str] = {}
+    for header in sorted(tests_dir.glob('*.[ch]')):
+        defines.update(_DEFINE.findall(header.read_text(errors='replace')))
     suites: Dict[str, List[str]] = {}
     for src in built_sources(tests_dir, config):
         try:
-            suites.update(parse_source(src.read_text(), config))
+            suites.update(parse_source(src.read_text(), config, defines))
         except ValueError as e:
-            raise ValueError(f'{src}: {e}') from None
+            raise HarnessError(Exit.USAGE, f'{src}: {e}: give the suite a string name, or '
+                               'a #define of one in the module\'s files') from None
     return suites
 
 

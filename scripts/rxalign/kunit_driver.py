@@ -30,12 +30,11 @@ from .arches import ARCHES, Arch, builder
 from .boot import boot
 from .cache import Cache, Lock
 from .console import RESULT as RESULT_LINE, PANIC as PANIC_LINE, TIMESTAMP
-from .declared import suite_glob
 from .fmt import seconds as fmt_seconds
 from .live import SuiteProgress
 from .kconfig import Profile, defined_here, fitted, kernel_kconfig, tree_symbols
 from .paths import KMEMLEAK_INIT
-from .procs import group_members
+from .procs import Unfinished, bounded, group_members
 from .results import ArchRun
 from .build_env import build_env
 from .toolchains import Toolchain, Toolchains, env_for, host_toolchain
@@ -57,6 +56,8 @@ class RunSettings:
     slim_kept: Tuple[str, ...] = ()         # slim cuts this kernel keeps (kernels.py)
     idle_timeout: float = 60.0              # stop a guest silent this long, as hung
     drivers: bool = False                   # --drivers: the drivers suite, on the arch's NICs
+    # kunit.filter_glob: the suites this run boots (declared.suite_glob); '' all built
+    filter_glob: str = ''
     # the cache lock: every child inherits its fd, so the lock stays held while
     # any of them lives (a run-kunit killed by SIGKILL leaves them running)
     lock: Optional[Lock] = None
@@ -167,21 +168,34 @@ def panic_args(arch: Arch) -> List[str]:
     return ['--kernel_args=panic=-1'] if arch.qemu_binary else []
 
 
+# Every parse of a console log is bounded: kunit_parser loops forever, growing,
+# on some logs (a bare `1..0` among a parameterised case's results).
+PARSE_SECONDS = 60.0
+PARSE_MEMORY = 1 << 30
+
+
 def load_kunit_parser(kunit_tools: Path) -> ModuleType:
-    """The tree's own KTAP parser, with its terminal output silenced."""
+    """The tree's own KTAP parser, with its terminal output silenced, each parse
+    in a child process bounded in time and memory (procs.Unfinished if it is
+    not done within them)."""
     parser = kunit_tool(kunit_tools, 'kunit_parser')
     printer = kunit_tool(kunit_tools, 'kunit_printer')
     quiet = printer.Printer(output=io.StringIO())
     parser.stdout = quiet  # type: ignore[attr-defined]
-    run_tests = parser.parse_run_tests
+    # the tree's own function, not the wrapper a load before this one put there
+    run_tests = getattr(parser, 'rxalign_parse_run_tests', parser.parse_run_tests)
+    parser.rxalign_parse_run_tests = run_tests  # type: ignore[attr-defined]
     # newer trees (7.3) take the printer as an argument: one call shape for all
     takes_printer = 'printer' in inspect.signature(run_tests).parameters
+
+    def parse(ktap: List[str]) -> Any:
+        return run_tests(ktap, quiet) if takes_printer else run_tests(ktap)
 
     def parse_run_tests(lines: Iterable[str]) -> Any:
         # Blank lines mean nothing in KTAP, but QEMU's sparc32 console doubles
         # every newline, and 6.1's parser stops at the first one after "1..N".
         ktap = [line for line in lines if line.strip()]
-        return run_tests(ktap, quiet) if takes_printer else run_tests(ktap)
+        return bounded(parse, ktap, seconds=PARSE_SECONDS, memory=PARSE_MEMORY)
 
     parser.parse_run_tests = parse_run_tests  # type: ignore[attr-defined]
     return parser
@@ -193,7 +207,10 @@ def write_kunit_json(tree: Path, ktap: Path, out: Path, arch: Arch, build_dir: P
     tools = tree / 'tools/testing/kunit'
     parser = load_kunit_parser(tools)
     kunit_json = kunit_tool(tools, 'kunit_json')
-    test = parser.parse_run_tests(ktap.read_text(errors='replace').splitlines())
+    try:
+        test = parser.parse_run_tests(ktap.read_text(errors='replace').splitlines())
+    except Unfinished:
+        return      # the verdict says why the log cannot be read
     meta = kunit_json.Metadata(arch=arch.kunit_arch, build_dir=str(build_dir),
                                def_config='kunit_defconfig')
     out.write_text(kunit_json.get_json_result(test=test, metadata=meta))
@@ -319,6 +336,7 @@ def _run(cmd: List[str], log: Path, env: Dict[str, str], cwd: Path,
 
 
 POLL = 0.5          # seconds between two looks at the console
+KUNIT_GRACE = 30    # kunit.py's own --timeout is later than ours: ours decides
 PANIC_GRACE = 5.0   # after "Kernel panic", time for the rest of the message
 STOP_GRACE = 10.0   # for kunit.py to write test.log once its guest is gone
 
@@ -326,18 +344,21 @@ STOP_GRACE = 10.0   # for kunit.py to write test.log once its guest is gone
 class ConsoleWatch:
     """Reads the console as kunit.py --raw_output=all prints it, and says when to
     stop the guest: a panic message with no test result after it for
-    PANIC_GRACE seconds (a kernel that ignores panic=-1 spins forever), or no
-    new output for `idle` seconds (a hung guest)."""
+    PANIC_GRACE seconds (a kernel that ignores panic=-1 spins forever), no
+    new output for `idle` seconds (a hung guest), or `limit` seconds since it
+    began (--timeout: measured here, never read from what the console says)."""
 
     def __init__(self, log: Path, idle: float,
-                 on_line: Optional[Callable[[str], None]] = None) -> None:
+                 on_line: Optional[Callable[[str], None]] = None,
+                 limit: Optional[float] = None) -> None:
         self.log = log
         self.idle = idle
         self.on_line = on_line               # each console line, as it comes
         self.offset = 0
         self.last_output = time.monotonic()
+        self.deadline = self.last_output + limit if limit else None
         self.panic_at: Optional[float] = None
-        self.stopped = ''                    # 'panic' or 'idle', once poll() said stop
+        self.stopped = ''                    # 'panic', 'idle' or 'timeout', once poll() said stop
         self._partial = ''
 
     def read(self) -> None:
@@ -365,6 +386,8 @@ class ConsoleWatch:
         now = time.monotonic()
         if self.panic_at is not None and now - self.panic_at > PANIC_GRACE:
             self.stopped = 'panic'
+        elif self.deadline is not None and now > self.deadline:
+            self.stopped = 'timeout'
         elif now - self.last_output > self.idle:
             self.stopped = 'idle'
         return bool(self.stopped)
@@ -372,15 +395,16 @@ class ConsoleWatch:
 
 def _stop_guest(proc: 'subprocess.Popen[bytes]') -> int:
     """End the guest, not kunit.py: with its QEMU gone, kunit.py reads the end of
-    the console, writes test.log and exits; if it does not, kill the group."""
-    for pid in group_members(proc.pid):
-        if pid != proc.pid:
-            try:
-                os.kill(pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
+    the console, writes test.log and exits; if it does not, or there is no guest
+    to end (kunit.py itself hangs), kill the group."""
+    guests = [pid for pid in group_members(proc.pid) if pid != proc.pid]
+    for pid in guests:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
     try:
-        return proc.wait(timeout=STOP_GRACE)
+        return proc.wait(timeout=STOP_GRACE if guests else 0.5)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         return proc.wait()
@@ -421,10 +445,11 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
     configure = Phase('config', 'configuring', [*kunit, 'config', *common, *adds], build_log)
     build = Phase('build', 'building', kunit_make(base, s, build_dir), build_log)
     boot = Phase('run', 'booting and running',
-                 [*kunit, 'exec', *exec_common, *adds, f'--timeout={s.timeout}',
-                  '--raw_output=all', *panic_args(arch),
-                  *(nic_exec_args(arch) if s.drivers else []), suite_glob(s.drivers)],
-                 out_dir / 'kunit-exec.log', s.timeout + 120.0)
+                 [*kunit, 'exec', *exec_common, *adds,
+                  f'--timeout={s.timeout + KUNIT_GRACE}', '--raw_output=all', *panic_args(arch),
+                  *(nic_exec_args(arch) if s.drivers else []),
+                  *([s.filter_glob] if s.filter_glob else [])],
+                 out_dir / 'kunit-exec.log', s.timeout + KUNIT_GRACE + 90.0)
     phases = [configure, build, boot]
     # kunit.py config writes .config (olddefconfig, then its check that every
     # kunitconfig line survived); the build is the make kunit.py build would
@@ -468,7 +493,7 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
             (build_dir / 'test.log').unlink(missing_ok=True)
             cmd = [*cmd, *dtb_args(arch, build_dir)]     # built by now
         start = time.monotonic()
-        watch = (ConsoleWatch(log, s.idle_timeout, SuiteProgress(progress).feed)
+        watch = (ConsoleWatch(log, s.idle_timeout, SuiteProgress(progress).feed, s.timeout)
                  if phase is boot else None)
         rc, killed = _run(tc.command(cmd, s.tree), log,
                           dict(env, PYTHONUNBUFFERED='1') if watch else env,
@@ -483,8 +508,8 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
             if ktap.exists():
                 shutil.copyfile(ktap, out_dir / 'ktap.log')
                 result.ktap_log = out_dir / 'ktap.log'
-            exec_out = log.read_text(errors='replace')
-            result.timed_out = killed or 'timed out after' in exec_out
+            # from the process: our --timeout, or the outer limit that kills it all
+            result.timed_out = killed or bool(watch and watch.stopped == 'timeout')
             if watch and watch.stopped == 'idle':
                 result.hung = int(watch.idle)
             if result.ktap_log:

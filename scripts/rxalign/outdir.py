@@ -74,6 +74,7 @@ class Staging:
         self.out = out
         self.opt = opt
         self._path: Optional[Path] = None
+        self.kept = False       # it holds results of work that finished: never deleted
 
     @property
     def path(self) -> Path:
@@ -106,10 +107,15 @@ class Staging:
                                f'{kept} (move them where you want them)') from None
         self._path = None
 
+    def keep(self) -> None:
+        """Results of finished work are in it: whatever happens now, it stays
+        (renamed onto `out` by commit(), or left where it is and named)."""
+        self.kept = True
+
     def __exit__(self, *exc: object) -> None:
-        if self._path is not None:
+        if self._path is not None and not self.kept:
             shutil.rmtree(self._path, ignore_errors=True)   # ours, and incomplete
-            self._path = None
+        self._path = None
 
 
 def write(out: Path, fill: Callable[[Path], None], opt: str = '--out') -> None:

@@ -200,9 +200,10 @@ def _md_changes(comparison: Optional[baseline.Comparison]) -> List[str]:
            f'Baseline: `{comparison.where}` (run `{comparison.run_id}`). The gate is this '
            'run\'s cases alone.', '']
     for a in comparison.arches:
-        out.append(f'- {a.arch}: {a.before.value} -> {a.after.value}')
+        out.append(f'- {a.arch}: {a.then} -> {a.after.value}')
     if comparison.not_compared:
-        out.append('- not in the baseline, not compared: ' + ', '.join(comparison.not_compared))
+        out.append('- not in the baseline (a case failing there is new): '
+                   + ', '.join(comparison.not_compared))
     if comparison.arches or comparison.not_compared:
         out.append('')
     if comparison.cases:
@@ -351,11 +352,15 @@ def junit(results: Results) -> str:
             tc = ET.SubElement(suite(parts[0]), 'testcase', classname=f'{arch}.{tables.case_key(c.name)}',
                                name=parts[-1], time='0')
             log = '\n'.join(c.log)
-            if c.shown in ('FAIL', 'XFAIL'):
-                el = ET.SubElement(tc, 'failure', message=c.message[:1000], type='FAIL')
+            # one verdict: a failure or an error here is one that gates, and
+            # only that (a known failure, which does not, is skipped)
+            if c.shown == 'FAIL':
+                el = ET.SubElement(tc, 'failure', message=(c.message or c.report)[:1000],
+                                   type='FAIL')
                 el.text = log
-                if c.shown == 'XFAIL':
-                    el.set('type', 'known-failure')
+            elif c.shown == 'XFAIL':
+                ET.SubElement(tc, 'skipped', message=f'known failure: {c.known}: '
+                              f'{c.message}'[:1000])
             elif c.shown == 'CRASH':
                 ET.SubElement(tc, 'error', message='crashed', type='CRASH').text = log
             elif c.gating:
@@ -367,10 +372,14 @@ def junit(results: Results) -> str:
                                name=m.split('.')[-1], time='0')
             ET.SubElement(tc, 'error', message='missing from the KTAP output', type='MISSING')
         if v.status not in (ArchStatus.PASSED, ArchStatus.FAILED):
-            # The arch itself did not produce complete results: say so as an error.
+            # The arch itself did not produce complete results: say so as an
+            # error, or, where a rule expects that, as skipped.
             tc = ET.SubElement(suite('run'), 'testcase', classname=f'{arch}.run', name='boot',
                                time=str(v.seconds.get('run', 0)))
-            ET.SubElement(tc, 'error', message=v.cause[:1000], type=v.status.value)
+            if v.status == ArchStatus.KNOWN:
+                ET.SubElement(tc, 'skipped', message=v.cause[:1000])
+            else:
+                ET.SubElement(tc, 'error', message=v.cause[:1000], type=v.status.value)
         for el in suites.values():
             cases = el.findall('testcase')
             n = {'tests': len(cases),

@@ -467,10 +467,10 @@ def _changes(comparison: Optional[Comparison]) -> str:
     out = [f'<section id="changes">\n<h2>Changes since {e(comparison.run_id)}</h2>',
            f'<p class="legend">Baseline: <code>{e(comparison.where)}</code>. What changed is '
            'shown, never gated on: the exit status is this run\'s cases alone.</p>']
-    items = [f'<li><b>{e(a.arch)}</b>: {e(a.before.value)} → {e(a.after.value)}</li>'
+    items = [f'<li><b>{e(a.arch)}</b>: {e(a.then)} → {e(a.after.value)}</li>'
              for a in comparison.arches]
     if comparison.not_compared:
-        items.append('<li>not in the baseline, not compared: '
+        items.append('<li>not in the baseline (a case failing there is new): '
                      + e(', '.join(comparison.not_compared)) + '</li>')
     if items:
         out.append('<ul class="plain">' + ''.join(items) + '</ul>')

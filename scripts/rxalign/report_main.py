@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import arches, baseline, known_failures, outdir, report
 from .cli import run_main
@@ -50,7 +50,8 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     return parser().parse_args(argv)
 
 
-def _load(dirs: List[Path]) -> List[Tuple[Path, Results]]:
+def _load(dirs: List[Path]) -> List[Tuple[Path, Results, Dict[str, str]]]:
+    """Each directory's results, and the status its file claims for each arch."""
     parts = []
     for d in dirs:
         try:
@@ -59,16 +60,24 @@ def _load(dirs: List[Path]) -> List[Tuple[Path, Results]]:
             raise HarnessError(Exit.FORMAT, str(e)) from None
         except ValueError as e:
             raise HarnessError(Exit.USAGE, str(e)) from None
-        for arch, v in results.arches.items():
-            said = claimed.get(arch)
-            if said and said != v.status.value:
-                print(f'{PROG}: warning: {d}: {arch} is stored as {said}, its cases say '
-                      f'{v.status.value}: the cases decide', file=sys.stderr)
         if not results.arches and not any(meta.arches for meta in results.runs):
             raise HarnessError(Exit.USAGE, f'{d}/results.json holds no arch and names none '
                                'the run was asked for: not the results of a run')
-        parts.append((d, results))
+        parts.append((d, results, claimed))
     return parts
+
+
+def _claims(parts: List[Tuple[Path, Results, Dict[str, str]]], merged: Results,
+            expected: Optional[Path]) -> None:
+    """Say where a stored status differs from what the cases, judged by the
+    rules given here, say: the cases decide."""
+    rules = f'with --expected {expected}' if expected else 'without --expected'
+    for d, part, claimed in parts:
+        for arch in part.arches:
+            said, now = claimed.get(arch), merged.arches[arch].status.value
+            if said and said != now:
+                print(f'{PROG}: warning: {d}: {arch} is stored as {said}, its cases say '
+                      f'{now} ({rules}): the cases decide', file=sys.stderr)
 
 
 def _not_empty(args: argparse.Namespace) -> None:
@@ -96,9 +105,14 @@ def run(args: argparse.Namespace) -> int:
     out = outdir.check(args.out, '--out') if args.out else None
     then = baseline.Option.parse(args.baseline).given
     declared = expected_suites(TESTS_DIR)
-    rules = known_failures.from_option(args.expected, declared, declared_cases(TESTS_DIR))
-    parts = _load(args.dirs)
+    loaded = _load(args.dirs)
+    parts = [(d, results) for d, results, _ in loaded]
     merged = report.merge(parts, args.run_id or '', required)
+    # the rules must be for the kernel the results are of (one run: one kernel)
+    versions = {meta.kernel for meta in merged.runs}
+    rules = known_failures.from_option(args.expected, declared, declared_cases(TESTS_DIR),
+                                       (versions.pop() if len(versions) == 1 else '')
+                                       if versions else None)
     homes = {arch: d for d, part in parts for arch in part.arches}   # where its logs are
     for v in merged.arches.values():
         # a declared case the stored results do not have is missing, whatever they say
@@ -107,6 +121,9 @@ def run(args: argparse.Namespace) -> int:
             lost = absent(v.declared or declared, [c.name for c in v.cases])
             v.missing += [m for m in lost if m not in v.missing]
         known_failures.apply(v, rules)
+    for v in (then.arches.values() if then else ()):
+        known_failures.apply(v, rules)      # the baseline judged by the same rules
+    _claims(loaded, merged, args.expected)
     comparison = baseline.compare(merged, then, str(args.baseline)) if then else None
     if out:
         outdir.write(out, lambda d: report.write_all(d, merged, homes=homes,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
+import re
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
@@ -55,6 +56,46 @@ def _fields(data: Any, where: str, required: Tuple[str, ...]) -> Dict[str, Any]:
     return data
 
 
+def _kind(value: Any) -> str:
+    return 'null' if value is None else type(value).__name__
+
+
+def _str(d: Dict[str, Any], key: str, where: str) -> str:
+    """A string field; absent is ''."""
+    value = d.get(key, '')
+    if not isinstance(value, str):
+        raise ValueError(f'{where}: {key} is {_kind(value)}, not a string')
+    return value
+
+
+def _list(d: Dict[str, Any], key: str, where: str) -> List[Any]:
+    """A list field; absent is []."""
+    value = d.get(key, [])
+    if not isinstance(value, list):
+        raise ValueError(f'{where}: {key} is {_kind(value)}, not a list')
+    return value
+
+
+def _strs(d: Dict[str, Any], key: str, where: str) -> List[str]:
+    """A list of strings; absent is []."""
+    value = _list(d, key, where)
+    if not all(isinstance(x, str) for x in value):
+        raise ValueError(f'{where}: {key} is not a list of strings')
+    return value
+
+
+def _map(d: Dict[str, Any], key: str, where: str, of: Any = str) -> Dict[str, Any]:
+    """An object whose values are all of type @of (numbers: int or float, no
+    bool); absent is {}."""
+    value = d.get(key, {})
+    kinds = (int, float) if of is float else (of,)
+    if not isinstance(value, dict) or not all(
+            isinstance(x, kinds) and not isinstance(x, bool) for x in value.values()):
+        what = 'numbers' if of is float else 'strings'
+        raise ValueError(f'{where}: {key} is not an object of {what}')
+    return value
+
+
 def _enum(kind: Any, value: Any, where: str, what: str = 'status') -> Any:
     try:
         return kind(value)
@@ -70,35 +111,60 @@ class Case:
     message: str = ''           # the failed expectation, or the skip reason
     log: List[str] = dataclasses.field(default_factory=list)
     known: str = ''             # why a FAIL is a known failure (--expected), else ''
+    # What failed the case besides its assertions, else '': what the kernel
+    # reported while it ran (a WARN, KASAN, lockdep, the module's own "kernel
+    # state changed" check), or a line of its own log that contradicts its
+    # `ok` (a frame it judged failed). No known-failure rule excuses it.
+    report: str = ''
+
+    @property
+    def failed(self) -> bool:
+        """KTAP said `not ok`, or a report failed a case that said ok or skip."""
+        return self.status == CaseStatus.FAIL or \
+            (bool(self.report) and self.status in (CaseStatus.PASS, CaseStatus.SKIP))
+
+    @property
+    def excused(self) -> bool:
+        """A known failure: a rule covers the failed assertion, and nothing else
+        (a kernel report, its own log) failed the case."""
+        return self.status == CaseStatus.FAIL and bool(self.known) and not self.report
 
     @property
     def shown(self) -> str:
-        """The status reports show: a known failure is XFAIL."""
-        return 'XFAIL' if self.status == CaseStatus.FAIL and self.known else self.status.value
+        """The status every report shows: a known failure is XFAIL, a case a
+        report failed is FAIL whatever KTAP said of it."""
+        if self.excused:
+            return 'XFAIL'
+        return CaseStatus.FAIL.value if self.failed else self.status.value
 
     @property
     def gating(self) -> bool:
-        """Fails the arch: a failure nobody expected, or a skip that gives no reason."""
-        return (self.status == CaseStatus.FAIL and not self.known) or \
-            (self.status == CaseStatus.SKIP and not self.message)
+        """Fails the arch: a failure nobody expected (or a report), or a skip
+        that gives no reason."""
+        return (self.failed and not self.excused) or \
+            (self.status == CaseStatus.SKIP and not self.message and not self.report)
 
     def to_json(self) -> Dict[str, Any]:
         d = {'name': self.name, 'status': self.status.value, 'message': self.message,
              'log': self.log}
         if self.known:
             d['known'] = self.known
+        if self.report:
+            d['report'] = self.report
         return d
 
     @classmethod
     def from_json(cls, data: Any, where: str) -> 'Case':
         d = _fields(data, where, ('name', 'status'))
-        status, known = d['status'], str(d.get('known', ''))
-        if status == 'XFAIL':   # results written before `known` was a field
-            status, known = 'FAIL', known or 'known failure'
-        log = d.get('log', [])
-        return cls(name=str(d['name']), status=_enum(CaseStatus, status, f'{where}: {d["name"]}'),
-                   message=str(d.get('message', '')),
-                   log=[str(x) for x in log] if isinstance(log, list) else [], known=known)
+        name = _str(d, 'name', f'{where}: a case')
+        where = f'{where}: {name}'
+        # A known mark is never read back: the rules given to the reader decide
+        # it afresh (known_failures.apply); an XFAIL of older results is a FAIL.
+        status = _str(d, 'status', where)
+        return cls(name=name, status=_enum(CaseStatus, 'FAIL' if status == 'XFAIL' else status,
+                                           where),
+                   message=_str(d, 'message', where), log=_strs(d, 'log', where),
+                   report=_str(d, 'report', where))
 
 
 class DriverClass(str, enum.Enum):
@@ -226,7 +292,8 @@ class Frame:
     def from_json(cls, data: Any, where: str) -> 'Frame':
         d = _fields(data, where, ('case',))
         try:
-            return cls.from_fields(str(d['case']), {k: x for k, x in d.items() if k != 'case'})
+            return cls.from_fields(_str(d, 'case', where),
+                                   {k: x for k, x in d.items() if k != 'case'})
         except ValueError as e:
             raise ValueError(f'{where}: frame of {d["case"]}: {e}') from None
 
@@ -244,7 +311,8 @@ class MalformedFrame:
     @classmethod
     def from_json(cls, data: Any, where: str) -> 'MalformedFrame':
         d = _fields(data, where, ('line',))
-        return cls(case=str(d.get('case', '')), line=str(d['line']), why=str(d.get('why', '')))
+        return cls(case=_str(d, 'case', where), line=_str(d, 'line', where),
+                   why=_str(d, 'why', where))
 
 
 def parse_frame(case: str, text: str) -> Union[Frame, MalformedFrame]:
@@ -289,11 +357,13 @@ class ProblemKind(str, enum.Enum):
     RECORDED = 'recorded'              # stored by results that predate kinds
     BUILD = 'build'                    # config or build failed
     CRASH = 'crash'                    # panic, oops, BUG
+    UNKNOWN_REPORT = 'unknown-report'  # a report banner (BUG, WARNING, ====) no table knows
     SECOND_STREAM = 'second-stream'    # a reboot, a second run
     HUNG = 'hung'                      # no console output for --idle-timeout
     NO_EXIT = 'no-exit'                # every suite ran, QEMU did not exit by --timeout
     TIMEOUT = 'timeout'                # no results within --timeout
     NO_KTAP = 'no-ktap'                # no boot, wrong console
+    UNPARSEABLE = 'unparseable'        # kunit.py's parser did not finish on the log
     # Ranked after "no case ran" and "a case absent or crashed", which explain them:
     KTAP_ERRORS = 'ktap-errors'        # errors the parser found in the KTAP
     NO_KMEMLEAK = 'no-kmemleak'        # --debug: no kmemleak scan report
@@ -301,6 +371,16 @@ class ProblemKind(str, enum.Enum):
     @property
     def status(self) -> ArchStatus:
         return ArchStatus.ENVIRONMENT if self is ProblemKind.UNRUNNABLE else ArchStatus.INFRA
+
+    @property
+    def excusable(self) -> bool:
+        """What an `ARCH: *` rule may excuse: this run's own evidence that the
+        arch gave no case (it cannot run here, did not build, crashed, hung or
+        printed no KTAP before any case); never results that are missing (a
+        job that died or never ran, an interrupted run), stored by older
+        results, or that the harness cannot read."""
+        return self in (ProblemKind.UNRUNNABLE, ProblemKind.BUILD, ProblemKind.CRASH,
+                        ProblemKind.HUNG, ProblemKind.TIMEOUT, ProblemKind.NO_KTAP)
 
     @property
     def after_cases(self) -> bool:
@@ -327,7 +407,8 @@ class Problem:
     @classmethod
     def from_json(cls, data: Any, where: str) -> 'Problem':
         d = _fields(data, where, ('kind', 'cause'))
-        return cls(_enum(ProblemKind, d['kind'], where, 'problem kind'), str(d['cause']))
+        return cls(_enum(ProblemKind, _str(d, 'kind', where), where, 'problem kind'),
+                   _str(d, 'cause', where))
 
 
 @dataclasses.dataclass
@@ -379,6 +460,19 @@ class Verdict:
         """The frames one case printed."""
         return [f for f in self.frames if f.case == case]
 
+    def mark_contradictions(self) -> 'Verdict':
+        """A case that said ok but printed a frame it judged failed, or one that
+        took an unaligned-access fixup, has a log that contradicts it: that is
+        its report (verdict.judge() and from_json() both ask, so that results
+        read back are judged the same)."""
+        for c in self.cases:
+            bad = [f for f in self.frames_of(c.name) if _failed_frame(f)]
+            if c.status == CaseStatus.PASS and bad and not c.report:
+                fields = ' '.join(f'{k}={x}' for k, x in {**bad[0].fields(),
+                                                           **bad[0].extra}.items())
+                c.report = f'passed, but printed a frame it judged failed: {fields}'
+        return self
+
     def to_json(self) -> Dict[str, Any]:
         status, cause = decide(self)
         return {'arch': self.arch, 'status': status.value, 'cause': cause,
@@ -393,42 +487,43 @@ class Verdict:
                 'toolchain': self.toolchain}
 
     @classmethod
-    def from_json(cls, data: Any, where: str) -> 'Verdict':
+    def from_json(cls, data: Any, where: str, version: int = 3) -> 'Verdict':
+        """One arch of results.json of format @version; ValueError names a field
+        that is missing or not of its type."""
         d = _fields(data, where, ('arch',))
-        arch = str(d['arch'])
+        arch = _str(d, 'arch', where)
         where = f'{where}: {arch}'
-        stored = _enum(ArchStatus, d['status'], where) if 'status' in d else None
-        cases = d.get('cases', [])
-        if not isinstance(cases, list):
-            raise ValueError(f'{where}: cases is not a list')
-        v = cls(arch=arch, cases=[Case.from_json(c, where) for c in cases],
-                missing=[str(m) for m in d.get('missing', [])],
-                facts={str(k): str(x) for k, x in dict(d.get('facts', {})).items()},
-                seconds={str(k): float(x) for k, x in dict(d.get('seconds', {})).items()},
-                logs={str(k): str(x) for k, x in dict(d.get('logs', {})).items()},
-                known=str(d.get('known', '')), reused=d.get('reused') is True,
-                toolchain=str(d.get('toolchain', '')))
-        frames, malformed = d.get('frames', []), d.get('frames_malformed', [])
-        if not isinstance(frames, list) or not isinstance(malformed, list):
-            raise ValueError(f'{where}: frames or frames_malformed is not a list')
-        declared = d.get('declared', {})
-        if not isinstance(declared, dict) or not all(isinstance(c, list)
-                                                     for c in declared.values()):
-            raise ValueError(f'{where}: declared is not an object of suite -> cases')
-        v.declared = {str(k): [str(c) for c in cases] for k, cases in declared.items()}
-        v.frames = [Frame.from_json(f, f'{where}: frames') for f in frames]
+        stored = _enum(ArchStatus, _str(d, 'status', where), where) if 'status' in d else None
+        reused = d.get('reused', False)
+        if not isinstance(reused, bool):
+            raise ValueError(f'{where}: reused is {_kind(reused)}, not true or false')
+        v = cls(arch=arch, cases=[Case.from_json(c, where) for c in _list(d, 'cases', where)],
+                missing=_strs(d, 'missing', where), facts=dict(_map(d, 'facts', where)),
+                seconds={k: float(x) for k, x in _map(d, 'seconds', where, float).items()},
+                logs=dict(_map(d, 'logs', where)), reused=reused,
+                toolchain=_str(d, 'toolchain', where))
+        declared = _map(d, 'declared', where, list)
+        v.declared = {suite: _strs(declared, suite, f'{where}: declared') for suite in declared}
+        v.frames = [Frame.from_json(f, f'{where}: frames') for f in _list(d, 'frames', where)]
         v.malformed_frames = [MalformedFrame.from_json(m, f'{where}: frames_malformed')
-                              for m in malformed]
-        problems, problem = d.get('problems'), d.get('problem')
-        if isinstance(problems, list):
-            v.problems = [Problem.from_json(p, f'{where}: problems') for p in problems]
-        elif isinstance(problem, dict):
+                              for m in _list(d, 'frames_malformed', where)]
+        if 'problems' in d or version >= 3:
+            # what kept the results from being complete: a list, even when empty
+            # (format 3 always has it; the first files of format 2 had `problem`)
+            if not isinstance(d.get('problems'), list):
+                raise ValueError(f'{where}: problems is {_kind(d.get("problems"))}, not a list')
+            v.problems = [Problem.from_json(p, f'{where}: problems') for p in d['problems']]
+            return v.mark_contradictions()
+        problem = d.get('problem')
+        if problem is not None:
             # results written before problems had kinds: the one they stored
-            status = _enum(ArchStatus, problem.get('status'), f'{where}: problem')
+            problem = _fields(problem, f'{where}: problem', ('status',))
+            status = _enum(ArchStatus, problem['status'], f'{where}: problem')
             if status not in (ArchStatus.INFRA, ArchStatus.ENVIRONMENT):
                 raise ValueError(f'{where}: a problem is infra or environment, not {status.value}')
             v.problems = [Problem(ProblemKind.UNRUNNABLE if status == ArchStatus.ENVIRONMENT
-                                  else ProblemKind.RECORDED, str(problem.get('cause', '')))]
+                                  else ProblemKind.RECORDED,
+                                  _str(problem, 'cause', f'{where}: problem'))]
         elif 'problem' not in d and stored in (ArchStatus.INFRA, ArchStatus.ENVIRONMENT,
                                                ArchStatus.KNOWN):
             # Results written before `problem` was a field: a stored status may
@@ -436,9 +531,8 @@ class Verdict:
             # stored `known` says results were missing; whether a rule may
             # excuse that is for this --expected and decide() to say.
             v.problems = [Problem(ProblemKind.UNRUNNABLE if stored == ArchStatus.ENVIRONMENT
-                                  else ProblemKind.RECORDED, str(d.get('cause', '')))]
-            v.known = ''
-        return v
+                                  else ProblemKind.RECORDED, _str(d, 'cause', where))]
+        return v.mark_contradictions()
 
 
 def _see(v: Verdict) -> str:
@@ -467,15 +561,17 @@ def decide(v: Verdict) -> Tuple[ArchStatus, str]:
       a declared case absent, or a case crashed     -> infra
       KTAP errors, or --debug without a kmemleak report (problems an absent
       or crashed case would explain)                -> infra
-      a case failed (a kernel splat in its window fails it), or skipped
-      without a reason, and no rule expects it      -> failed (exit 1)
-      a case passed but printed a frame it judged failed, or one that took
-      an unaligned-access fixup (the log contradicts itself) -> failed
+      a case failed (a kernel report in its window fails it; so does a frame
+      it judged failed, or one that took an unaligned-access fixup, printed
+      by a case that said ok: Case.report), or skipped without a reason, and
+      no rule expects it                            -> failed (exit 1)
       else                                          -> passed (exit 0)
     An `ARCH: *` rule (v.known) makes a problem known only when no case ran
-    at all: never a failure, crash, hang or missing case of an arch that
-    produced results. It is asked every time (Verdict.status), never stored
-    and trusted, so results read back from JSON are judged by these rules.
+    at all and the run itself showed why (ProblemKind.excusable): never a
+    failure, crash, hang or missing case of an arch that produced results,
+    nor an arch whose results are missing. It is asked every time
+    (Verdict.status), never stored and trusted, so results read back from
+    JSON are judged by these rules.
     """
     first = v.problem
     if first and not first.kind.after_cases:
@@ -489,9 +585,11 @@ def decide(v: Verdict) -> Tuple[ArchStatus, str]:
         status, cause = first.status, first.cause
     else:
         failed = [c.name for c in v.cases if c.gating and c.status == CaseStatus.FAIL]
-        silent = [c.name for c in v.cases if c.gating and c.status == CaseStatus.SKIP]
-        contradicted = [c.name for c in v.cases if c.status == CaseStatus.PASS
-                        and any(_failed_frame(f) for f in v.frames_of(c.name))]
+        silent = [c.name for c in v.cases if c.gating and c.status == CaseStatus.SKIP
+                  and not c.report]
+        # a case that said ok and failed all the same: its log contradicts it
+        contradicted = [c.name for c in v.cases if c.gating and c.status != CaseStatus.FAIL
+                        and c.report]
         if failed or silent or contradicted:
             parts = []
             if failed:
@@ -499,23 +597,30 @@ def decide(v: Verdict) -> Tuple[ArchStatus, str]:
             if silent:
                 parts.append(f'{len(silent)} skipped without a reason: {_names(silent)}')
             if contradicted:
-                parts.append(f'{len(contradicted)} passed but printed a failed frame: '
-                             f'{_names(contradicted)}')
+                parts.append(f'{len(contradicted)} passed but printed a failed frame or '
+                             f'report: {_names(contradicted)}')
             return ArchStatus.FAILED, f'{v.arch}: {"; ".join(parts)}{_see(v)}'
         known = v.count('XFAIL')
         return ArchStatus.PASSED, (f'{v.arch}: {v.count("PASS")} passed, {v.count("SKIP")} '
                                    'skipped with a reason'
                                    + (f', {known} known failure(s)' if known else ''))
-    if v.known and not v.cases:
+    if v.known and not v.cases and all(p.kind.excusable for p in v.problems):
         return ArchStatus.KNOWN, f'{cause} [known: {v.known}]'
     if v.known:
-        cause += ' (the arch\'s "*" rule covers only an arch without any result)'
+        cause += (' (the arch\'s "*" rule covers only an arch that ran and gave no case, '
+                  'not one with results or whose results are missing)')
     return status, cause
 
 
 def gate(verdicts: Iterable[Verdict]) -> Exit:
     """The exit status of a run or a merge: the most severe of its arches."""
     return max((v.exit for v in verdicts), key=_SEVERITY.index, default=Exit.OK)
+
+
+def _kernel_of(tree: str) -> str:
+    """The kernel of results written before they said it: Debian's package name."""
+    m = re.match(r'linux-source-(\d+\.\d+)\b', tree)
+    return m.group(1) if m else ''
 
 
 @dataclasses.dataclass(frozen=True)
@@ -530,6 +635,9 @@ class RunMeta:
     finished: str
     base_commit: str = ''
     interrupted: str = ''       # the run was stopped: only some arches are complete
+    kernel: str = ''            # the kernel version tested (6.12; a --tree's VERSION.PATCHLEVEL)
+    # --patches, each "name sha256", () for none; None: results that did not say
+    patches: Optional[Tuple[str, ...]] = None
 
     IDENTITY = ('tree_hash', 'series', 'run_id')
 
@@ -539,23 +647,30 @@ class RunMeta:
     def to_json(self) -> Dict[str, Any]:
         d = dataclasses.asdict(self)
         d['arches'] = list(self.arches)
+        if self.patches is None:
+            del d['patches']
+        else:
+            d['patches'] = list(self.patches)
         return d
 
     @classmethod
     def from_json(cls, data: Any, where: str) -> 'RunMeta':
-        d = _fields(data, f'{where}: meta', ())
-        return cls(tree=str(d.get('tree', '')), head=str(d.get('head', '')),
-                   tree_hash=str(d.get('tree_hash', '')), series=str(d.get('series', '')),
-                   run_id=str(d.get('run_id', '')),
-                   arches=tuple(str(a) for a in d.get('arches', [])),
-                   finished=str(d.get('finished', '')), base_commit=str(d.get('base_commit', '')),
-                   interrupted=str(d.get('interrupted', '')))
+        where = f'{where}: meta'
+        d = _fields(data, where, ())
+        text = {f: _str(d, f, where) for f in ('tree', 'head', 'tree_hash', 'series', 'run_id',
+                                              'finished', 'base_commit', 'interrupted',
+                                              'kernel')}
+        text['kernel'] = text['kernel'] or _kernel_of(text['tree'])
+        patches = tuple(_strs(d, 'patches', where)) if 'patches' in d else None
+        return cls(arches=tuple(_strs(d, 'arches', where)), patches=patches, **text)
 
 
-# The layout of results.json: 2 has `format` and each arch's `problem`; a
-# file without `format` is 1 (older run-kunit). Any other is refused.
-RESULTS_FORMAT = 2
-KNOWN_FORMATS = (1, RESULTS_FORMAT)
+# The layout of results.json: 2 has `format` and each arch's `problem`; 3 a
+# case's kernel `report`, which no known-failure rule excuses (a reader of 2
+# would), and the run's `kernel`; a file without `format` is 1 (older
+# run-kunit). Any other is refused.
+RESULTS_FORMAT = 3
+KNOWN_FORMATS = (1, 2, RESULTS_FORMAT)
 
 
 class UnknownFormat(ValueError):
@@ -593,12 +708,15 @@ class Results:
                                 'regenerate the reports with the run-kunit that wrote them')
         if not isinstance(d['arches'], dict):
             raise ValueError(f'{where}: arches is not an object of arch -> verdict')
-        runs = d['meta'].get('runs') if isinstance(d['meta'], dict) else None
-        metas = [RunMeta.from_json(r, where) for r in runs] if isinstance(runs, list) \
-            else [RunMeta.from_json(d['meta'], where)]
+        meta = _fields(d['meta'], f'{where}: meta', ())
+        runs = meta.get('runs')
+        if runs is not None and not isinstance(runs, list):
+            raise ValueError(f'{where}: meta: runs is {_kind(runs)}, not a list')
+        metas = [RunMeta.from_json(r, where) for r in runs] if runs is not None \
+            else [RunMeta.from_json(meta, where)]
         arches = {}
         for name, v in d['arches'].items():
-            verdict = Verdict.from_json(v, where)
+            verdict = Verdict.from_json(v, where, version)
             if verdict.arch != name:
                 raise ValueError(f'{where}: the verdict filed under {name} is {verdict.arch}\'s')
             arches[name] = verdict
@@ -610,9 +728,13 @@ def read_dir(d: Path) -> Tuple[Results, Dict[str, str]]:
     path = d / 'results.json'
     try:
         data = json.loads(path.read_text(encoding='utf-8'))
-    except (OSError, ValueError) as e:
+        results = Results.from_json(data, str(path))
+    except (OSError, RecursionError) as e:
         raise ValueError(f'{path}: not a results file of run-kunit ({e})') from e
-    results = Results.from_json(data, str(path))
+    except ValueError as e:
+        if isinstance(e, UnknownFormat) or str(e).startswith(str(path)):
+            raise
+        raise ValueError(f'{path}: not a results file of run-kunit ({e})') from e
     for v in results.arches.values():
         # logs are stored relative to the directory (older results: absolute)
         for key, log in v.logs.items():

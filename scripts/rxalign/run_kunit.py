@@ -20,9 +20,9 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from . import (arches, baseline, deps, fmt, kernels, known_failures, outdir, patches, report,
                series, tables, toolchains, tree)
 from .cache import Cache, Lock, default_root
-from .cli import run_main
+from .cli import deferred, interruptible, run_main
 from .declared import (declared_cases, expected_suites, module_functions, read_config,
-                       selected, suite_glob)
+                       run_suites, suite_glob)
 from .exitcodes import Exit, HarnessError, epilog
 from .fmt import seconds as fmt_seconds
 from .kunit_driver import RunSettings, load_kunit_parser, run_arch
@@ -202,6 +202,7 @@ class Plan:
     latest: Optional[Path]              # kunit-results/latest, without --out
     run_id: str
     results_root: Path                  # kunit-results/: the default --out, earlier runs
+    version: str                        # the kernel tested: 6.12, a --tree's VERSION.PATCHLEVEL
 
 
 def check_args(args: argparse.Namespace) -> Plan:
@@ -217,8 +218,9 @@ def check_args(args: argparse.Namespace) -> Plan:
     if args.jobs < 1 or args.timeout < 1 or args.idle_timeout < 1:
         raise HarnessError(Exit.USAGE, '--jobs, --timeout and --idle-timeout take a positive '
                            'number')
+    version = tree.kernel_version(user_tree) if user_tree else kernel.name
     known = known_failures.from_option(args.expected, expected_suites(TESTS_DIR),
-                                       declared_cases(TESTS_DIR))
+                                       declared_cases(TESTS_DIR), version)
     since = baseline.Option.parse(args.baseline)
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime('%Y%m%d-%H%M%S')
     root = results_root(Path.cwd())
@@ -232,7 +234,7 @@ def check_args(args: argparse.Namespace) -> Plan:
     return Plan(args=args, kernel=kernel, user_tree=user_tree, arches=selected, known=known,
                 since=since, patches=given, out=out, latest=latest,
                 run_id=args.run_id or f'local-{stamp}-{secrets.token_hex(3)}',
-                results_root=root)
+                results_root=root, version=version)
 
 
 def unbuildable(kernel: Optional[kernels.Kernel], arch: arches.Arch) -> Optional[HarnessError]:
@@ -337,11 +339,14 @@ def run_settings(plan: Plan, ready: ReadyTree, cache: Cache, lock: Lock,
     args = plan.args
     # a --tree is taken to be current: slim.config as written
     kept = () if plan.user_tree else plan.kernel.slim_kept
+    # every suite the tests in the tree declare, but the other kind's
+    glob = suite_glob(expected_suites(ready.prepared.path / tree.TESTS_DEST), args.drivers)
     return RunSettings(tree=ready.prepared.path, cache=cache, base_id=ready.base.base_id,
                        profile=Profile(slim=not args.no_slim, debug=args.debug),
                        slim_kept=kept, jobs=args.jobs, timeout=args.timeout,
                        idle_timeout=args.idle_timeout, drivers=args.drivers, lock=lock,
-                       toolchains=chains, ccache_first_build=in_ci(args))
+                       toolchains=chains, ccache_first_build=in_ci(args),
+                       filter_glob=glob)
 
 
 def in_ci(args: argparse.Namespace) -> bool:
@@ -351,9 +356,11 @@ def in_ci(args: argparse.Namespace) -> bool:
 
 
 def run_arches(plan: Plan, problems: Dict[str, HarnessError], settings: RunSettings,
-               partial: Path) -> Tuple[List[Verdict], str]:
+               staging: outdir.Staging) -> Tuple[List[Verdict], str]:
     """Build, boot and judge each arch in turn. On SIGINT or SIGTERM, the arches
-    that finished are kept and the rest marked infra, with why."""
+    that finished are kept and the rest marked infra, with why; once one
+    finished, nothing removes the staging directory."""
+    partial = staging.path
     parser = load_kunit_parser(settings.tree / 'tools/testing/kunit')
     # What the kernel under test was built from, even if kunit-tests/
     # changes while the run goes on.
@@ -363,25 +370,27 @@ def run_arches(plan: Plan, problems: Dict[str, HarnessError], settings: RunSetti
     try:
         for i, a in enumerate(plan.arches, 1):
             show = _progress(i, len(plan.arches), a.name, time.monotonic())
-            if a.name in problems:
-                (partial / a.name).mkdir()
-                v = Verdict(arch=a.name, problems=[Problem(ProblemKind.UNRUNNABLE,
-                                                           problems[a.name].message)])
-            else:
-                result = run_arch(a, settings, partial / a.name, show)
-                config = (read_config(result.config)
-                          if result.config and result.config.is_file() else None)
-                # the results directory is renamed into place at the end:
-                # the verdict names the logs where they will be
-                declared = selected(expected_suites(built_tests, config),
-                                    suite_glob(settings.drivers))
-                v = judge(result, declared, parser,
-                          settings.timeout, ours, logs_in=plan.out / a.name)
+            with interruptible():
+                if a.name in problems:
+                    (partial / a.name).mkdir()
+                    v = Verdict(arch=a.name, problems=[Problem(ProblemKind.UNRUNNABLE,
+                                                               problems[a.name].message)])
+                else:
+                    result = run_arch(a, settings, partial / a.name, show)
+                    config = (read_config(result.config)
+                              if result.config and result.config.is_file() else None)
+                    # the results directory is renamed into place at the end:
+                    # the verdict names the logs where they will be
+                    suites = expected_suites(built_tests, config)
+                    declared = {s: suites[s] for s in run_suites(suites, settings.drivers)}
+                    v = judge(result, declared, parser,
+                              settings.timeout, ours, logs_in=plan.out / a.name)
             v.toolchain = settings.toolchain(a).describe(a)
             show(f'toolchain {v.toolchain}')
             known_failures.apply(v, plan.known)
             show(f'{v.status.value}: {tables.why(v)}')
             verdicts.append(v)
+            staging.keep()
     except KeyboardInterrupt:   # Ctrl-C, or SIGTERM (cli.run_main)
         if not verdicts:
             raise               # nothing complete: the partial directory goes
@@ -394,17 +403,24 @@ def run_arches(plan: Plan, problems: Dict[str, HarnessError], settings: RunSetti
     return verdicts, ''
 
 
-def record(plan: Plan, ready: ReadyTree, verdicts: List[Verdict], interrupted: str) -> Results:
-    """The run's results: what was tested, and each arch's verdict."""
+def describe(plan: Plan, ready: ReadyTree) -> RunMeta:
+    """What this run tests, known before any build (its baseline is chosen by it)."""
     prepared = ready.prepared
-    meta = RunMeta(tree=ready.label, head=prepared.head, base_commit=prepared.base_commit,
+    return RunMeta(tree=ready.label, head=prepared.head, base_commit=prepared.base_commit,
                    tree_hash=_git_tree_hash(prepared.path),
                    series=hashlib.sha256(''.join(layer.own_key() for layer in ready.layers)
                                          .encode()).hexdigest(),
                    run_id=plan.run_id, arches=tuple(a.name for a in plan.arches),
-                   finished=datetime.datetime.now(datetime.timezone.utc)
-                   .isoformat(timespec='seconds'), interrupted=interrupted)
-    return Results(runs=[meta], arches={v.arch: v for v in verdicts})
+                   finished='', kernel=plan.version,
+                   patches=tuple(f'{p.name} {hashlib.sha256(p.text).hexdigest()}'
+                                 for g in plan.patches for p in g.patches))
+
+
+def record(meta: RunMeta, verdicts: List[Verdict], interrupted: str) -> Results:
+    """The run's results: what was tested, and each arch's verdict."""
+    finished = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')
+    return Results(runs=[dataclasses.replace(meta, finished=finished, interrupted=interrupted)],
+                   arches={v.arch: v for v in verdicts})
 
 
 def write_results(partial: Path, results: Results,
@@ -441,25 +457,50 @@ def finish(plan: Plan, results: Results, comparison: Optional[baseline.Compariso
 
 def run(args: argparse.Namespace) -> int:
     """The stages in order: arguments (2), this machine (4), then under the
-    cache lock (6): the tree (5), each arch (3 and 1), results and reports
-    into a staging directory renamed onto --out (9); then what it all says."""
+    cache lock (6): the tree (5), the baseline, each arch (3 and 1), results
+    and reports into a staging directory renamed onto --out (9); then what
+    it all says.  Ctrl-C or SIGTERM stops the tree or an arch at once; at any
+    other time it is held until the finished arches' results are in place."""
     plan = check_args(args)
     check_patches_early(plan)
     problems, chains = check_machine(plan)
     cache = Cache(default_root())
-    with Lock(cache) as lock, outdir.Staging(plan.out) as staging:
-        ours = [cache.root, plan.out, staging.path] + ([plan.out.parent] if plan.latest else [])
-        ready = prepare_tree(plan, cache, ours)
-        verdicts, interrupted = run_arches(plan, problems,
-                                           run_settings(plan, ready, cache, lock, chains),
-                                           staging.path)
-        results = record(plan, ready, verdicts, interrupted)
-        comparison = plan.since.compare(results, plan.results_root)
-        write_results(staging.path, results, comparison)
-        staging.commit()
-    if plan.latest:
-        outdir.point_latest(plan.latest, plan.out)
-    return finish(plan, results, comparison, interrupted)
+    with deferred() as signals:
+        with Lock(cache) as lock, outdir.Staging(plan.out) as staging:
+            ours = [cache.root, plan.out, staging.path] + \
+                ([plan.out.parent] if plan.latest else [])
+            with interruptible():
+                ready = prepare_tree(plan, cache, ours)
+            meta = describe(plan, ready)
+            # before any build: a baseline that cannot be read is a warning
+            then = plan.since.choose(meta, plan.results_root, warn)
+            for v in (then[1].arches.values() if then else ()):
+                known_failures.apply(v, plan.known)     # both judged by the same rules
+            where = staging.path
+            try:
+                verdicts, interrupted = run_arches(
+                    plan, problems, run_settings(plan, ready, cache, lock, chains), staging)
+                results = record(meta, verdicts, interrupted)
+                comparison = baseline.compare(results, then[1], then[0]) if then else None
+                write_results(staging.path, results, comparison)
+            except Exception:
+                if staging.kept:
+                    error(f'the results of the arches that finished are kept in {where}; '
+                          'the reports may be incomplete or missing')
+                raise
+            staging.commit()
+        if plan.latest:
+            outdir.point_latest(plan.latest, plan.out)
+        status = finish(plan, results, comparison, interrupted)
+    if signals.pending and not interrupted:
+        error(f'{signals.pending} came after every arch had finished: the results are '
+              f'complete in {plan.out}')
+        return int(Exit.INTERRUPTED)
+    return status
+
+
+def warn(msg: str) -> None:
+    print(f'{PROG}: warning: {msg}', file=sys.stderr, flush=True)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -51,6 +51,7 @@ class Base:
     base_id: str                 # names the tree and build directories
     label: str                   # for humans and reports
     tarball: Optional[Path] = None
+    tarball_digest: str = ''     # the tarball's checksum, verified at this use
     path: Optional[Path] = None  # a tree the user named; read, never written
     exclude: Tuple[str, ...] = ()  # in it, what is ours (results, cache): not snapshotted
 
@@ -91,7 +92,7 @@ def debian_base(kernel: Kernel, cache: Cache, log: Log) -> Base:
     tarball = debian_archive.tarball(kernel, cache, log)
     safe = re.sub(r'[^\w.+-]', '_', tarball.version)
     return Base(base_id=f'debian-{safe}', label=f'{kernel.package} {tarball.version}',
-                tarball=tarball.path)
+                tarball=tarball.path, tarball_digest=tarball.digest)
 
 
 def user_tree(path: Path) -> Path:
@@ -101,6 +102,17 @@ def user_tree(path: Path) -> Path:
         raise HarnessError(Exit.USAGE, f'--tree {path} is not a kernel tree with '
                            'tools/testing/kunit/kunit.py')
     return path
+
+
+def kernel_version(path: Path) -> str:
+    """VERSION.PATCHLEVEL of the kernel tree at @path, from its Makefile; '' when
+    the Makefile does not say (what --expected rules for a --tree must match)."""
+    try:
+        text = (path / 'Makefile').read_text(errors='replace')
+    except OSError:
+        return ''
+    found = dict(re.findall(r'^(VERSION|PATCHLEVEL)\s*=\s*(\d+)\s*$', text, re.M))
+    return f'{found["VERSION"]}.{found["PATCHLEVEL"]}' if len(found) == 2 else ''
 
 
 def user_base(path: Path, ours: Sequence[Path] = ()) -> Base:
@@ -131,11 +143,21 @@ def _git(tree: Path, *args: str, env: Optional[Dict[str, str]] = None,
 
 
 def _read_state(tree: Path) -> Dict[str, object]:
+    """The tree's state, or {} when it is missing, empty, not ours or wrongly
+    typed (a tree whose state cannot be read is made again, never trusted)."""
     try:
         data = json.loads((tree / '.git' / STATE).read_text())
-        return data if isinstance(data, dict) else {}
     except (OSError, ValueError):
         return {}
+    if not isinstance(data, dict):
+        return {}
+    layers = data.get('layers', [])
+    if not all(isinstance(data.get(k), str) for k in ('base_key', 'base_commit')) or \
+            not isinstance(layers, list) or not all(
+                isinstance(x, list) and len(x) == 3 and all(isinstance(f, str) for f in x)
+                for x in layers) or not isinstance(data.get('tarball', ''), str):
+        return {}
+    return data
 
 
 def _write_state(tree: Path, state: Dict[str, object]) -> None:
@@ -237,7 +259,8 @@ def _extract_debian(cache: Cache, base: Base, log: Log) -> None:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     _git(tmp, 'tag', '-f', 'pristine', commit)
-    _write_state(tmp, {'base_key': base.label, 'base_commit': commit, 'layers': []})
+    _write_state(tmp, {'base_key': base.label, 'base_commit': commit, 'layers': [],
+                       'tarball': base.tarball_digest})
     if final.exists():
         shutil.rmtree(final)
     os.replace(tmp, final)
@@ -409,11 +432,17 @@ def applies(tree: Path, commit: str, extra: Sequence[Patch]) -> Optional[str]:
 
 def prepare(cache: Cache, base: Base, layers: Sequence[Layer], log: Log) -> PreparedTree:
     tree = cache.tree(base.base_id)
-    if base.tarball and not (tree / '.git' / STATE).exists():
+    state = _read_state(tree) if base.tarball else {}
+    if base.tarball and (not state or state.get('tarball') not in (None, base.tarball_digest)):
+        # no tree, one whose state cannot be read, or one of another tarball
         _extract_debian(cache, base, log)
+        state = _read_state(tree)
+    elif base.tarball and 'tarball' not in state:
+        # extracted by an older run-kunit: the tarball checked now is its own
+        _write_state(tree, {**state, 'tarball': base.tarball_digest})
     if base.path:
         base_key, base_commit = _import_user_tree(tree, base)
-    state = _read_state(tree)
+        state = _read_state(tree)
     if base.tarball:
         base_key, base_commit = str(state['base_key']), str(state['base_commit'])
 
@@ -436,7 +465,8 @@ def prepare(cache: Cache, base: Base, layers: Sequence[Layer], log: Log) -> Prep
     _git(tree, 'reset', '-q', '--hard', start)
     _git(tree, 'clean', '-q', '-fdx')
     done = [list(x) for x in have[:keep]]
-    _write_state(tree, {'base_key': base_key, 'base_commit': base_commit, 'layers': done})
+    _write_state(tree, {'base_key': base_key, 'base_commit': base_commit, 'layers': done,
+                        'tarball': base.tarball_digest})
     for layer, (name, lkey) in zip(layers[keep:], wanted[keep:]):
         try:
             _apply(tree, layer)
@@ -446,7 +476,8 @@ def prepare(cache: Cache, base: Base, layers: Sequence[Layer], log: Log) -> Prep
             _git(tree, 'clean', '-q', '-fdx')
             raise
         done.append([name, lkey, _git(tree, 'rev-parse', 'HEAD').stdout.strip()])
-        _write_state(tree, {'base_key': base_key, 'base_commit': base_commit, 'layers': done})
+        _write_state(tree, {'base_key': base_key, 'base_commit': base_commit, 'layers': done,
+                        'tarball': base.tarball_digest})
     head = _git(tree, 'rev-parse', 'HEAD').stdout.strip()
     _keep_mtimes(tree, before)
     return PreparedTree(tree, base, base_commit, head, reused=False)

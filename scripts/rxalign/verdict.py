@@ -2,7 +2,7 @@
 
 kunit_parser gives the cases; console.read() gives, in one walk over the
 same lines, what the parser drops (skip reasons, facts, measured frames,
-splats, crashes, the kmemleak scan); judge() puts them together and lists
+kernel reports, crashes, the kmemleak scan); judge() puts them together and lists
 what kept the results from being complete (the run's Problems, each found
 on its own evidence, none ranked here).  results.decide() is the one place
 that ranks them and turns a Verdict into a status.
@@ -17,6 +17,7 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Tuple
 
 from . import console
 from .declared import absent
+from .procs import Unfinished
 from .results import ArchRun, Case, CaseStatus, Problem, ProblemKind, Verdict
 
 # A backtrace frame: `[<addr>] sym+0x1/0x2` (older kernels) or `sym+0x1/0x2` (6.12).
@@ -64,6 +65,14 @@ def _walk(test: Any, prefix: str, parser: ModuleType, skips: Dict[str, str],
             msg = _failure_message(list(test.log)) or \
                 f'"not ok {name}" with every one of its {len(children)} tests ok'
             out.append(Case(name=name, status=CaseStatus.FAIL, message=msg,
+                            log=list(test.log)))
+        elif test.status == parser.TestStatus.SKIPPED and not skips.get(name) and \
+                not (children and all(c.status == CaseStatus.SKIP and c.message
+                                      for c in children)):
+            # A parent's `# SKIP` without a reason is KUnit's summary only when
+            # every child skipped with its own; over tests that ran, it is a
+            # skip that says nothing, and it stands as a case of its own name.
+            out.append(Case(name=name, status=CaseStatus.SKIP, message='',
                             log=list(test.log)))
         return
     s = parser.TestStatus
@@ -152,12 +161,21 @@ def judge(run: ArchRun, expected: Dict[str, List[str]], parser: ModuleType,
     con = console.read(raw)
     v.facts = con.facts
     v.frames, v.malformed_frames = con.frames, con.malformed_frames
-    root = parser.parse_run_tests(raw)
+    try:
+        root = parser.parse_run_tests(raw)
+    except Unfinished as e:
+        # the parser of the tree never finished on this log: no cases to read
+        v.problems.append(Problem(ProblemKind.UNPARSEABLE, (
+            f'{run.arch}: the console log cannot be read: kunit.py\'s KTAP parser stopped '
+            f'(it was bounded): {e} (see {ktap_file})')))
+        v.problems.extend(_problems(run, con, timeout, ktap_file, True, v))
+        return v
     parsed = root.status != parser.TestStatus.FAILURE_TO_PARSE_TESTS
     if parsed:
         for suite in root.subtests:
             _walk(suite, '', parser, con.skips, v.cases)
-        _pin_splats(v, con)
+        _pin_reports(v, con)
+        v.mark_contradictions()
         v.missing = absent(expected, [c.name for c in v.cases] + [s.name for s in root.subtests])
     v.problems.extend(_problems(run, con, timeout, ktap_file, parsed, v))
     if parsed and root.counts.errors:
@@ -174,20 +192,25 @@ def judge(run: ArchRun, expected: Dict[str, List[str]], parser: ModuleType,
     return v
 
 
-def _pin_splats(v: Verdict, con: console.Console) -> None:
-    """A kernel warning fails the case that was running; one outside every case
-    fails a pseudo-case named for its window (after suite X, in case Y)."""
+def _pin_reports(v: Verdict, con: console.Console) -> None:
+    """A kernel report fails the case that was running, for good (no known-
+    failure rule excuses it); one outside every case fails a pseudo-case named
+    for its window (before the suites, after suite X, in case Y)."""
     for case in v.cases:
-        splat = con.splats.get(case.name)
-        if splat and case.status in (CaseStatus.PASS, CaseStatus.SKIP, CaseStatus.FAIL):
-            warning = f'kernel warning while it ran: {splat}'
-            case.message = f'{case.message} || {warning}' if case.status == CaseStatus.FAIL \
-                else warning
-            case.status = CaseStatus.FAIL
-    for window, splat in con.stray.items():
+        reports = con.reports.get(case.name)
+        if not reports:
+            continue
+        case.report = ' || '.join(reports)
+        said = f'kernel report while it ran: {case.report}'
+        if case.status in (CaseStatus.PASS, CaseStatus.SKIP):
+            case.status, case.message = CaseStatus.FAIL, said
+        elif case.status == CaseStatus.FAIL and case.report not in case.message:
+            case.message = f'{case.message} || {said}' if case.message else said
+    for window, report in con.stray.items():
         where = window.split('.', 1)[1].replace('_', ' ', 1)
         v.cases.append(Case(window, CaseStatus.FAIL,
-                            f'kernel warning outside every case ({where}): {splat}', [splat]))
+                            f'kernel report outside every case ({where}): {report}', [report],
+                            report=report))
 
 
 def _problems(run: ArchRun, con: console.Console, timeout: int, ktap_file: str,
@@ -200,6 +223,12 @@ def _problems(run: ArchRun, con: console.Console, timeout: int, ktap_file: str,
         said = '; '.join(dict.fromkeys(x for x in (c.first, c.panic) if x))
         found.append(Problem(ProblemKind.CRASH,
                              f'{run.arch}: kernel crash in {c.where}: {said} {see}'))
+    if con.unknown:
+        found.append(Problem(ProblemKind.UNKNOWN_REPORT, (
+            f'{run.arch}: a kernel report the harness does not know, at {con.unknown[0]}'
+            + (f' and {len(con.unknown) - 1} more' if len(con.unknown) > 1 else '')
+            + ': it opens like one (BUG, WARNING, a rule of "="), and no table of '
+            f'scripts/rxalign/crashes.py reads it; add its format there {see}')))
     if con.second_stream:
         found.append(Problem(ProblemKind.SECOND_STREAM, (
             f'{run.arch}: a second KTAP stream began at line {con.second_stream} of the '

@@ -13,9 +13,9 @@ from rxalign.debian_archive import host_tarball
 from rxalign.exitcodes import HarnessError
 
 
-def default_tree(scratch: Path, wildcard: str) -> Path:
+def default_tree(scratch: Path, wildcard: str, *more: str) -> Path:
     """A git tree of the default kernel holding at least the files @wildcard
-    matches: one run-kunit prepared, else those files out of Debian's tarball,
+    (and @more) match: one run-kunit prepared, else those files out of Debian's tarball,
     unpacked into @scratch and committed there (git grep reads the index);
     skip when the machine has neither (scripts/test installs the package)."""
     trees = sorted(Cache(default_root()).trees.glob(f'debian-{kernels.DEFAULT.name}.*'))
@@ -26,7 +26,7 @@ def default_tree(scratch: Path, wildcard: str) -> Path:
     except HarnessError as e:
         pytest.skip(e.message)
     subprocess.run(['tar', '-xJf', str(tarball), '-C', str(scratch), '--strip-components=1',
-                    '--wildcards', wildcard], check=True)
+                    '--wildcards', wildcard, *more], check=True)
     subprocess.run(['git', 'init', '-q', str(scratch)], check=True)
     subprocess.run(['git', '-C', str(scratch), 'add', '.'], check=True)
     return scratch

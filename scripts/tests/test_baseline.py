@@ -14,14 +14,14 @@ import os
 import shutil
 from pathlib import Path
 from types import ModuleType
-from typing import List, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 import pytest
 
 from rxalign import baseline, report_main, run_kunit
 from rxalign.baseline import Change
 from rxalign.exitcodes import Exit
-from rxalign.results import read_dir
+from rxalign.results import Results, RunMeta, read_dir
 
 from test_report_html import Dom, by_id
 
@@ -78,7 +78,9 @@ def test_nothing_changed_says_so() -> None:
 
 @pytest.mark.parametrize('before, after, kind', [
     ('PASS', 'FAIL', Change.NEW_FAIL), ('SKIP', 'CRASH', Change.NEW_FAIL),
-    ('PASS', 'MISSING', Change.NEW_FAIL), ('XFAIL', 'FAIL', Change.NEW_FAIL),
+    ('PASS', 'MISSING', Change.NEW_FAIL), ('PASS', 'XFAIL', Change.NEW_FAIL),
+    # issue 41 item 9: a known failure still fails: a rule came or went, not the kernel
+    ('XFAIL', 'FAIL', Change.CHANGED), ('FAIL', 'XFAIL', Change.CHANGED),
     ('PASS', baseline.SILENT_SKIP, Change.NEW_FAIL), ('', 'FAIL', Change.NEW_FAIL),
     ('FAIL', 'SKIP', Change.FIXED), ('PASS', 'SKIP', Change.CHANGED),
     ('FAIL', 'CRASH', Change.CHANGED), ('', 'PASS', Change.NEW), ('FAIL', '', Change.GONE),
@@ -145,32 +147,64 @@ def test_a_baseline_that_is_no_results_is_a_usage_error(
 
 
 def results_at(root: Path, name: str, tree: str, arches: List[str], finished: str,
-               run_id: str = '') -> Path:
+               run_id: str = '', patches: Optional[List[str]] = None, kernel: str = '6.12',
+               ) -> Path:
     d = root / name
     d.mkdir(parents=True)
-    (d / 'results.json').write_text(json.dumps({'meta': {
-        'tree': tree, 'arches': arches, 'finished': finished, 'run_id': run_id or name},
-        'arches': {}}))
+    meta = {'tree': tree, 'arches': arches, 'finished': finished, 'run_id': run_id or name,
+            'kernel': kernel}
+    if patches is not None:
+        meta['patches'] = patches
+    (d / 'results.json').write_text(json.dumps({'meta': meta, 'arches': {}}))
     return d
+
+
+def meta_of(tree: str, arches: List[str], run_id: str, patches: Tuple[str, ...] = (),
+            kernel: str = '6.12') -> RunMeta:
+    return RunMeta(tree=tree, head='', tree_hash='', series='', run_id=run_id,
+                   arches=tuple(arches), finished='', kernel=kernel, patches=patches)
+
+
+def chosen(root: Path, of: RunMeta) -> Optional[Path]:
+    found = baseline.previous(root, of, lambda m: None)
+    return found[0] if found else None
 
 
 def test_run_kunit_takes_the_previous_run_of_the_same_tree_and_arches(tmp_path: Path) -> None:
     root = tmp_path / 'kunit-results'
     tree = 'linux-source-6.12 6.12.118 + tree fix 0001-x'
     older = results_at(root, '20261201-100000', tree, ['x86_64', 'powerpc32'],
-                       '2026-12-01T10:05:00+00:00')
+                       '2026-12-01T10:05:00+00:00', patches=[])
     newer = results_at(root, '20261202-100000', 'linux-source-6.12 6.12.118',
-                       ['powerpc32', 'x86_64'], '2026-12-02T10:05:00+00:00')
-    results_at(root, '20261203-100000', tree, ['x86_64'], '2026-12-03T10:05:00+00:00')
+                       ['powerpc32', 'x86_64'], '2026-12-02T10:05:00+00:00', patches=[])
+    results_at(root, '20261203-100000', tree, ['x86_64'], '2026-12-03T10:05:00+00:00',
+               patches=[])
     results_at(root, '20261203-110000', '/home/me/net-next', ['x86_64', 'powerpc32'],
-               '2026-12-03T11:05:00+00:00')
+               '2026-12-03T11:05:00+00:00', patches=[])
     (root / '20261203-120000').mkdir()
     (root / '20261203-120000' / 'results.json').write_text('{half writ')
     os.symlink('20261203-110000', root / 'latest')     # another tree: never trusted
-    assert baseline.previous(root, tree, ['x86_64', 'powerpc32'], 'now') == newer
-    assert baseline.previous(root, tree, ['x86_64', 'powerpc32'], '20261202-100000') == older
-    assert baseline.previous(root, tree, ['arm64'], 'now') is None
-    assert baseline.previous(tmp_path / 'none', tree, ['x86_64'], 'now') is None
+    both = ['x86_64', 'powerpc32']
+    assert chosen(root, meta_of(tree, both, 'now')) == newer
+    assert chosen(root, meta_of(tree, both, '20261202-100000')) == older
+    assert chosen(root, meta_of(tree, ['arm64'], 'now')) is None
+    assert chosen(tmp_path / 'none', meta_of(tree, ['x86_64'], 'now')) is None
+
+
+def test_the_default_baseline_is_of_the_same_patches_and_kernel(tmp_path: Path) -> None:
+    """Item 9: a --patches run was picked as the next plain run's baseline
+    (its new failures read as "fixed"); and a run of another kernel."""
+    root = tmp_path / 'kunit-results'
+    tree, both = 'linux-source-6.12 6.12.118', ['x86_64', 'powerpc32']
+    plain = results_at(root, '1', tree, both, '2026-12-01T10:00:00+00:00', patches=[])
+    patched = results_at(root, '2', tree, both, '2026-12-02T10:00:00+00:00',
+                         patches=['mutation.patch 1234'])
+    results_at(root, '3', tree, both, '2026-12-03T10:00:00+00:00', patches=['other.patch 99'])
+    results_at(root, '4', tree, both, '2026-12-04T10:00:00+00:00', patches=[], kernel='7.3')
+    results_at(root, '5', tree, both, '2026-12-05T10:00:00+00:00')   # did not say: passed over
+    assert chosen(root, meta_of(tree, both, 'now')) == plain
+    assert chosen(root, meta_of(tree, both, 'now', ('mutation.patch 1234',))) == patched
+    assert chosen(root, meta_of(tree, both, 'now', ('third.patch 7',))) == plain
 
 
 def test_run_kunit_compares_with_its_previous_run(monkeypatch: pytest.MonkeyPatch,
@@ -236,3 +270,41 @@ def test_results_json_names_logs_relative_to_its_directory(parser: ModuleType,
     assert 'href="../moved/x86_64/ktap.log"' in page
     stored = json.loads((out / 'results.json').read_text())['arches']['x86_64']
     assert stored['logs']['ktap'] == '../moved/x86_64/ktap.log'
+
+
+# ---- issue 41: each test below failed before its fix (see the docstring) ----
+
+def judged(parser: ModuleType, runs: Dict[str, str], run_id: str) -> Results:
+    from rxalign.declared import expected_suites
+    from rxalign.results import ArchRun
+    from rxalign.verdict import judge
+    tests = faults.FIXTURES / 'kunit-tests'
+    return Results(runs=[meta_of('t', list(runs), run_id)], arches={
+        arch: judge(ArchRun(arch=arch, ktap_log=faults.path(log)), expected_suites(tests),
+                    parser, 300) for arch, log in runs.items()})
+
+
+@pytest.mark.parametrize('now, words', [
+    ({'x86_64': 'pass', 'powerpc32': 'fail'},
+     '1 new failure since then: powerpc32 net_rx_align_alloc.rx_napi_alloc'),
+    ({'x86_64': 'pass', 'powerpc32': 'no_ktap'},
+     '1 new failure since then: powerpc32 not in the baseline -> infra'),
+    ({'x86_64': 'no_ktap'}, '1 new failure since then: x86_64 passed -> infra'),
+])
+def test_a_failure_the_baseline_cannot_have_had_is_new(parser: ModuleType,
+                                                       now: Dict[str, str], words: str) -> None:
+    """Item 9: the banner said "no new failure" when the failing arch was not
+    in the baseline (or an arch lost its results)."""
+    comp = baseline.compare(judged(parser, now, 'now'), judged(parser, {'x86_64': 'pass'}, 'then'))
+    assert comp.summary().startswith(words), comp.summary()
+
+
+def test_a_case_that_still_fails_but_is_known_now_is_not_fixed(parser: ModuleType) -> None:
+    """Item 9: a case failing in the baseline and known (XFAIL) now was "fixed"."""
+    from rxalign import known_failures
+    now = judged(parser, {'x86_64': 'fail'}, 'now')
+    known_failures.apply(now.arches['x86_64'], known_failures.parse(
+        'kernel: any\nx86_64: net_rx_align_alloc.rx_napi_alloc  # bug 123\n'))
+    comp = baseline.compare(now, judged(parser, {'x86_64': 'fail'}, 'then'))
+    assert not comp.of_kind(Change.FIXED), comp.cases
+    assert comp.summary().startswith('no new failure since then'), comp.summary()

@@ -51,11 +51,12 @@ def test_an_expected_rule_naming_no_case_is_a_usage_error_before_any_work(
     from rxalign.paths import TESTS_DIR
     f = tmp_path / 'x.expected'
     suites, cases = expected_suites(TESTS_DIR), declared_cases(TESTS_DIR)
-    f.write_text('sh: net_rx_align_xdp.rx_veth_xdpp  # a typo\n')
+    f.write_text('kernel: any\nsh: net_rx_align_xdp.rx_veth_xdpp  # a typo\n')
     with pytest.raises(HarnessError) as err:
         known_failures.from_option(f, suites, cases)
     assert err.value.status == Exit.USAGE and "no case 'rx_veth_xdpp'" in err.value.message
-    f.write_text('sh: net_rx_align_xdp.rx_veth_xdp.ipv4_min  # a parameter of a real case\n')
+    f.write_text('kernel: any\n'
+                 'sh: net_rx_align_xdp.rx_veth_xdp.ipv4_min  # a parameter of a real case\n')
     assert known_failures.from_option(f, suites, cases)
     with pytest.raises(HarnessError) as err:
         known_failures.from_option(tmp_path / 'missing.expected', suites, cases)

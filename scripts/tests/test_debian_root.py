@@ -8,8 +8,10 @@ machine (its saved messages are in fixtures/debian_root/): the real runs
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 from pathlib import Path
-from typing import Sequence
+from typing import Dict, List, Optional, Sequence
 
 import pytest
 
@@ -193,3 +195,43 @@ def test_a_root_needs_root_and_says_so(tmp_path: Path, monkeypatch: pytest.Monke
         debian_root.open_root(RELEASE, Cache(tmp_path), lambda m: None)
     assert err.value.status == Exit.ENVIRONMENT and 'run as root' in err.value.message
     assert not (tmp_path / 'roots').exists()
+
+
+# ---- issue 41: each test below failed before its fix (see the docstring) ----
+
+def test_a_bare_root_is_never_the_root_that_builds(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Item 12: a root made --bare (apt and the essential packages, for
+    e2e-debian-13) was reused as the complete root that builds kernels."""
+    calls = fake_mmdebstrap(tmp_path, monkeypatch, 'mkdir -p "$target/usr/bin"')
+    cache = Cache(tmp_path / 'cache')
+    bare = debian_root.make_root(RELEASE, cache, lambda m: None, include=())
+    full = debian_root.make_root(RELEASE, cache, lambda m: None)
+    assert bare != full and full == tmp_path / 'cache/roots/debian-13'
+    made = calls.read_text().splitlines()
+    assert len(made) == 2 and '--include=' not in made[0] and '--include=make,' in made[1]
+    assert debian_root.make_root(RELEASE, cache, lambda m: None, include=()) == bare
+
+
+def test_a_root_made_before_its_package_list_grew_gets_what_it_lacks(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Item 12: a root made before ROOT_PACKAGES grew was reused as complete:
+    what it holds is read from its own dpkg status, and what it lacks installed."""
+    # a root made when the list had no bc: its dpkg status has every other one
+    status = ''.join(f'Package: {p}\nStatus: install ok installed\n\n'
+                     for p in debian_root.ROOT_PACKAGES if p != 'bc')
+    fake_mmdebstrap(tmp_path, monkeypatch, 'mkdir -p "$target/var/lib/dpkg"\n'
+                    f'printf \'{status}\' > "$target/var/lib/dpkg/status"')
+    monkeypatch.setattr('rxalign.debian_root.os.geteuid', lambda: 0)
+    monkeypatch.setattr(shutil, 'copyfile', lambda a, b: None)   # no resolv.conf to copy
+    ran: List[Sequence[str]] = []
+
+    def run(self: debian_root.Root, cmd: Sequence[str], cwd: Optional[Path] = None,
+            env: Optional[Dict[str, str]] = None) -> 'subprocess.CompletedProcess[str]':
+        ran.append(cmd)
+        return subprocess.CompletedProcess(list(cmd), 0, '', '')
+    monkeypatch.setattr(debian_root.Root, 'run', run)
+    root = debian_root.open_root(RELEASE, Cache(tmp_path / 'cache'), lambda m: None)
+    assert root.path == tmp_path / 'cache/roots/debian-13'
+    assert [list(cmd) for cmd in ran if cmd[:2] == ['apt-get', 'install']] == \
+        [['apt-get', 'install', '-y', '-q', '--no-install-recommends', 'bc']], ran

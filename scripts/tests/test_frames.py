@@ -128,7 +128,7 @@ def test_a_frame_results_json_cannot_read_is_a_clear_error(parser: ModuleType) -
 
 def test_results_without_frames_still_load() -> None:
     """Results written before frames were a field."""
-    v = Verdict.from_json({'arch': 'x86_64', 'cases': []}, 'old.json')
+    v = Verdict.from_json({'arch': 'x86_64', 'cases': []}, 'old.json', 1)
     assert v.frames == [] and v.malformed_frames == []
 
 

@@ -9,15 +9,15 @@ import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
 import pytest
 
-from rxalign import known_failures, report, report_main, tables
+from rxalign import known_failures, paths, report, report_main, tables
 from rxalign.exitcodes import Exit
 from rxalign.declared import expected_suites
-from rxalign.results import (RESULTS_FORMAT, ArchRun, Frame, FrameVerdict, Results, RunMeta,
-                             Verdict)
+from rxalign.results import (RESULTS_FORMAT, ArchRun, ArchStatus, Frame, FrameVerdict, Results,
+                             RunMeta, Verdict)
 from rxalign.verdict import judge
 
 import faults
@@ -94,7 +94,8 @@ def test_two_runs_merge_into_one_report(parser: ModuleType, tmp_path: Path) -> N
 def test_known_failures_are_shown_not_gating(parser: ModuleType, tmp_path: Path) -> None:
     d = results_dir(parser, tmp_path, 'r', {'powerpc32': 'fail', 'powerpc': 'no_ktap'})
     rules = tmp_path / 'expected'
-    rules.write_text('powerpc32: net_rx_align_alloc.rx_napi_alloc  # bug 123\n'
+    rules.write_text('kernel: any\n'
+                     'powerpc32: net_rx_align_alloc.rx_napi_alloc  # bug 123\n'
                      'powerpc: *  # the boot we know fails\n')
     out = tmp_path / 'out'
     assert report_main.main(['--out', str(out), '--expected', str(rules), str(d)]) == Exit.OK
@@ -103,8 +104,8 @@ def test_known_failures_are_shown_not_gating(parser: ModuleType, tmp_path: Path)
 
 
 def test_known_failures_syntax_error_names_the_line() -> None:
-    with pytest.raises(ValueError, match='f:2'):
-        known_failures.parse('x86_64: a.b\nno colon here\n', 'f')
+    with pytest.raises(ValueError, match='f:3'):
+        known_failures.parse('kernel: any\nx86_64: a.b\nno colon here\n', 'f')
 
 
 def test_report_on_a_directory_that_is_no_result(tmp_path: Path) -> None:
@@ -113,9 +114,10 @@ def test_report_on_a_directory_that_is_no_result(tmp_path: Path) -> None:
 
 # ---- issue 16: each test below failed before its fix (see the docstring) ----
 
-def rules(tmp: Path, text: str) -> Path:
+def rules(tmp: Path, text: str, kernel: str = 'any') -> Path:
+    """An --expected file: a `kernel:` line, then @text."""
     path = tmp / 'expected'
-    path.write_text(text)
+    path.write_text(f'kernel: {kernel}\n{text}')
     return path
 
 
@@ -169,7 +171,7 @@ def test_a_rule_must_name_a_whole_suite_or_case(parser: ModuleType, tmp_path: Pa
     known = rules(tmp_path, 'x86_64: n  # typo\n')
     assert report_main.main(['--out', str(tmp_path / 'out'), '--expected', str(known),
                              str(d)]) == Exit.USAGE
-    assert 'expected:1' in capsys.readouterr().err
+    assert 'expected:2' in capsys.readouterr().err
 
 
 def test_expected_never_rewrites_the_runs_own_results(parser: ModuleType,
@@ -456,7 +458,8 @@ def test_a_stored_known_status_is_not_trusted(parser: ModuleType, tmp_path: Path
     assert report_main.main(['--out', str(out), str(d)]) == Exit.INFRA
     data = json.loads((out / 'results.json').read_text())
     assert data['arches']['x86_64']['status'] == 'infra'
-    assert capsys.readouterr().err.split('cases say')[-1].split(':')[0].strip() == 'infra'
+    said = capsys.readouterr().err.split('cases say')[-1].split(':')[0].strip()
+    assert said == 'infra (without --expected)', said
 
 
 @pytest.mark.parametrize('version', [99, '2', None, [2]])
@@ -588,3 +591,200 @@ def test_a_cells_colour_is_the_verdict_the_case_printed() -> None:
     assert failed.fit == tables.Fit.OFF
     unjudged = cell_of(nh_mod4=2, want_mod4=None, rule='none', verdict=FrameVerdict.COST)
     assert unjudged.fit == tables.Fit.UNKNOWN
+
+
+# ---- issue 41: each test below failed before its fix (see the docstring) ----
+
+def test_a_star_rule_never_excuses_an_arch_whose_results_are_missing(
+        parser: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Item 3: `powerpc: *` excused a required arch whose job died or never
+    ran (no results at all): the merge exited 0."""
+    a = results_dir(parser, tmp_path, 'a', {'x86_64': 'pass'})
+    known = rules(tmp_path, 'powerpc: *  # SLOF hangs here\n')
+    out = tmp_path / 'm'
+    assert report_main.main(['--out', str(out), '--expected', str(known), '--require',
+                             'x86_64,powerpc', str(a)]) == Exit.INFRA
+    assert 'powerpc: no results' in capsys.readouterr().err
+    assert json.loads((out / 'results.json').read_text())['arches']['powerpc']['status'] == \
+        'infra'
+
+
+def test_only_a_run_that_showed_why_it_gave_no_case_is_excused() -> None:
+    """Item 3: decide() made any verdict without cases known under a `*` rule;
+    only this run's own evidence (cannot run here, no build, a crash, hang or
+    no KTAP before any case) may be: missing, older or unreadable results not."""
+    from rxalign.results import Problem, ProblemKind
+    excused = {kind for kind in ProblemKind
+               if Verdict(arch='sh', problems=[Problem(kind, 'sh: why')], known='k').status
+               == ArchStatus.KNOWN}
+    assert excused == {ProblemKind.UNRUNNABLE, ProblemKind.BUILD, ProblemKind.CRASH,
+                       ProblemKind.HUNG, ProblemKind.TIMEOUT, ProblemKind.NO_KTAP}
+    assert Verdict(arch='sh', known='k').status == ArchStatus.KNOWN    # booted, no case
+
+
+@pytest.mark.parametrize('fixture, text, first, status', [
+    ('fail', 'x86_64: net_rx_align_alloc.rx_napi_alloc  # bug 123\n', Exit.OK,
+     Exit.TEST_FAILED),
+    ('no_ktap', 'x86_64: *  # does not boot here\n', Exit.OK, Exit.INFRA),
+])
+def test_known_marks_are_made_afresh_never_read_back(parser: ModuleType, tmp_path: Path,
+                                                     fixture: str, text: str, first: Exit,
+                                                     status: Exit) -> None:
+    """Item 4: a case's stored known mark and an arch's `*` excuse in
+    results.json survived `scripts/report --expected` of a file without the
+    rule (exit 0), and scripts/report without --expected."""
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': fixture})
+    marked = tmp_path / 'marked'
+    assert report_main.main(['--out', str(marked), '--expected',
+                             str(rules(tmp_path, text)), str(d)]) == first
+    empty = tmp_path / 'empty'
+    empty.write_text('kernel: any\n')
+    assert report_main.main(['--out', str(tmp_path / 'a'), '--expected', str(empty),
+                             str(marked)]) == status
+    assert report_main.main(['--out', str(tmp_path / 'b'), str(marked)]) == status
+
+
+def test_rules_for_another_kernel_than_the_results_are_refused(
+        parser: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Item 4: rules were applied whatever kernel the results were of."""
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': 'fail'})
+    edit_results(d, lambda r: r['meta'].update(kernel='6.1'))
+    rule = 'x86_64: net_rx_align_alloc.rx_napi_alloc  # bug 123\n'
+    assert report_main.main(['--out', str(tmp_path / 'a'), '--expected',
+                             str(rules(tmp_path, rule, '7.3')), str(d)]) == Exit.USAGE
+    err = capsys.readouterr().err
+    assert 'kernel 7.3' in err and 'kernel 6.1' in err
+    assert report_main.main(['--out', str(tmp_path / 'b'), '--expected',
+                             str(rules(tmp_path, rule, '6.1')), str(d)]) == Exit.OK
+    # results older than the field: their tree names Debian's package
+    edit_results(d, lambda r: (r['meta'].pop('kernel'),
+                               r['meta'].update(tree='linux-source-6.1 6.1.192-1')))
+    assert report_main.main(['--out', str(tmp_path / 'c'), '--expected',
+                             str(rules(tmp_path, rule, '6.1')), str(d)]) == Exit.OK
+
+
+def test_every_expected_file_names_the_kernel_of_its_name() -> None:
+    """Item 4: expected/debian-<kernel>.expected holds rules for that kernel."""
+    files = sorted((paths.REPO / 'expected').glob('*.expected'))
+    assert files
+    for f in files:
+        kernel = f.name.removeprefix('debian-').removesuffix('.expected')
+        found = known_failures.load(f)
+        assert found and {r.kernel for r in found} == {kernel}, f
+
+
+BAD_VALUES: List[Any] = [None, True, 0, 1.5, 'x', [], {}, ['x'], {'k': 'v'}, [None], {'k': None}]
+
+
+def field_paths(data: Any, at: Tuple[Any, ...] = ()) -> List[Tuple[Any, ...]]:
+    """Every field of @data (each object's keys, each list's first item), deepest last."""
+    found: List[Tuple[Any, ...]] = []
+    children = list(data.items()) if isinstance(data, dict) else \
+        [(0, data[0])] if isinstance(data, list) and data else []
+    for key, value in children:
+        found.append(at + (key,))
+        found += field_paths(value, at + (key,))
+    return found
+
+
+def with_value(data: Any, path: Tuple[Any, ...], value: Any) -> Any:
+    copy = json.loads(json.dumps(data))
+    where = copy
+    for key in path[:-1]:
+        where = where[key]
+    where[path[-1]] = value
+    return copy
+
+
+def current_results(tmp: Path) -> Dict[str, Any]:
+    """The saved run's results.json as this version writes it (format 3)."""
+    from rxalign.results import read_dir
+    d = tmp / 'current'
+    report.write_all(d, read_dir(faults.FIXTURES / 'baseline' / 'run')[0])
+    data: Dict[str, Any] = json.loads((d / 'results.json').read_text())
+    assert data['format'] == RESULTS_FORMAT and data['arches']['x86_64']['problems'] == []
+    return data
+
+
+def test_no_wrongly_typed_field_is_a_bug_of_the_reader(tmp_path: Path) -> None:
+    """Item 8: wrongly typed fields of results.json (meta.arches null, an
+    arch's missing, facts, seconds, logs) were exit 70, a bug of the harness,
+    instead of 2. Every field, every wrong type: refused with ValueError, or
+    read into results every writer and decide() take."""
+    from rxalign.results import Results
+    data = current_results(tmp_path)
+    bugs = []
+    for path in field_paths(data):
+        for bad in BAD_VALUES:
+            try:
+                results = Results.from_json(with_value(data, path, bad), 'results.json')
+                results.gate()
+                for v in results.arches.values():
+                    assert v.status and v.cause is not None
+                report.markdown(results)
+                report.junit(results)
+                json.dumps(report.kcidb(results))
+                json.dumps(results.to_json())
+            except ValueError:
+                continue
+            except Exception as e:     # pylint: disable=broad-except
+                bugs.append(f'{".".join(map(str, path))} = {bad!r}: {type(e).__name__}: {e}')
+    assert not bugs, '\n'.join(bugs[:20]) + f'\n({len(bugs)} in all)'
+
+
+@pytest.mark.parametrize('path, bad', [
+    (('meta', 'arches'), None), (('arches', 'x86_64', 'missing'), None),
+    (('arches', 'x86_64', 'facts'), ['arch=x86_64']), (('arches', 'x86_64', 'seconds'),
+                                                       {'run': 'fast'}),
+    (('arches', 'x86_64', 'logs'), None), (('arches', 'x86_64', 'problems'), None),
+])
+def test_scripts_report_on_a_wrongly_typed_field_is_a_usage_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], path: Tuple[Any, ...],
+        bad: Any) -> None:
+    """Item 8, through the real CLI: exit 2 naming the field, never 70."""
+    d = tmp_path / 'r'
+    d.mkdir()
+    (d / 'results.json').write_text(json.dumps(with_value(current_results(tmp_path), path, bad)))
+    assert report_main.main(['--out', str(tmp_path / 'out'), str(d)]) == Exit.USAGE
+    err = capsys.readouterr().err
+    assert path[-1] in err and 'Traceback' not in err, err
+
+
+def contradicted() -> List[str]:
+    """x86_64's frames, tulip's frame judged failed by a case that says ok."""
+    return [ln.replace('verdict=pass', 'verdict=fail') if 'driver=tulip' in ln else ln
+            for ln in faults.frames_pass()]
+
+
+ONE_VERDICT = [
+    ('pass', ''), ('fail', ''), ('fail', 'x86_64: net_rx_align_alloc.rx_napi_alloc  # bug'),
+    ('warn_in_case', 'x86_64: net_rx_align_alloc.rx_napi_alloc  # bug'), ('skip', ''),
+    ('skip_noreason', ''), ('truncated', ''), ('panic_mid_suite', ''), ('no_ktap', ''),
+    ('no_ktap', 'x86_64: *  # does not boot here'), ('frames_pass', ''), ('contradicted', ''),
+]
+
+
+@pytest.mark.parametrize('fixture, rule', ONE_VERDICT)
+def test_every_writer_says_what_the_exit_status_says(parser: ModuleType, tmp_path: Path,
+                                                     fixture: str, rule: str) -> None:
+    """Item 11: junit.xml disagreed with the exit status: a case that passed
+    but printed a failed frame (exit 1) had 0 failures there, and a known
+    failure (exit 0) was a failure, a known arch an error. One verdict: junit
+    has a failure or error exactly when the run does not pass, the reports'
+    counts say the same, and report.md's gate line is the exit status."""
+    log = faults.write(contradicted(), tmp_path / 'c.ktap') if fixture == 'contradicted' \
+        else faults.path(fixture)
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': str(log)})
+    out = tmp_path / 'out'
+    status = report_main.main(['--out', str(out), '--expected', str(rules(tmp_path, rule + '\n'
+                                                                          if rule else '')),
+                               str(d)])
+    junit = ET.parse(out / 'junit.xml').getroot()
+    bad = int(junit.get('failures', 0)) + int(junit.get('errors', 0))
+    assert (bad > 0) == (status != Exit.OK), (status, bad)
+    md = (out / 'report.md').read_text()
+    assert f'**exit {int(status)}:' in md, md.split('\n')[2]
+    if status == Exit.TEST_FAILED:
+        assert int(junit.get('failures', 0)) >= 1
+    if status == Exit.INFRA:
+        assert int(junit.get('errors', 0)) >= 1

@@ -139,7 +139,7 @@ def test_an_arch_expected_not_to_run_is_known_even_alone(
         raise HarnessError(Exit.ENVIRONMENT, 'the compiler miscompiles the probe')
     monkeypatch.setattr(deps, 'check_arch_tools', nothing)
     expected = tmp_path / 'expected'
-    expected.write_text(rule + '\n')
+    expected.write_text('kernel: any\n' + rule + '\n')
     out = tmp_path / 'out'
     assert run(monkeypatch, fake_tree, out, 'pass',
                args=('--arch', 'x86_64', '--expected', str(expected))) == status
@@ -549,3 +549,272 @@ def test_an_interrupted_run_keeps_the_arches_it_finished(
     assert '<dt>partial</dt>' in (out / 'report.html').read_text()
     assert (out / 'x86_64' / 'ktap.log').is_file()
     assert str(out) in capsys.readouterr().err
+
+
+# ---- issue 41: each test below failed before its fix (see the docstring) ----
+
+EXTRA_SUITE = '''static struct kunit_case rx_extra_cases[] = {
+	KUNIT_CASE(rx_extra),
+	{}
+};
+
+static struct kunit_suite rx_extra_suite = {
+	.name = %s,
+	.test_cases = rx_extra_cases,
+};
+kunit_test_suites(&rx_extra_suite);
+'''
+
+
+@pytest.mark.parametrize('name, header, status, said', [
+    # item 14: net_rx_align_[!d]* left it out: never run, never missing, exit 0
+    # (the saved logs' suite has no drivers suite to tell it from)
+    ('"net_rx_align_dma_sync"', '', Exit.INFRA, 'missing net_rx_align_dma_sync'),
+    # item 13: a macro of a header was exit 70; it is read, and the suite required
+    ('RX_EXTRA_NAME', '#define RX_EXTRA_NAME "net_rx_align_extra"\n', Exit.INFRA,
+     'missing net_rx_align_extra'),
+    ('RX_EXTRA_NAME', '', Exit.USAGE, 'RX_EXTRA_NAME'),
+])
+def test_the_suites_to_run_and_require_are_the_declared_ones(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path, name: str, header: str, status: Exit,
+        said: str) -> None:
+    tests = tmp_path / 'kunit-tests'
+    shutil.copytree(faults.FIXTURES / 'kunit-tests', tests)
+    (tests / 'rx_align_extra_kunit.c').write_text(EXTRA_SUITE % name)
+    added = ' rx_align_extra_kunit.c'
+    if header:
+        (tests / 'rx_align_extra.h').write_text(header)
+        added += ' rx_align_extra.h'
+    msg = tests / 'commits' / '0001-tests.msg'      # the commit that adds them
+    msg.write_text(msg.read_text().replace('Files: ', f'Files:{added} ', 1))
+    monkeypatch.setattr(run_kunit, 'TESTS_DIR', tests)
+    assert run(monkeypatch, fake_tree, tmp_path / 'out', 'pass') == status
+    err = capsys.readouterr().err
+    assert said in err and 'Traceback' not in err, err
+
+
+class MachineReached(Exception):
+    """The arguments were taken: run-kunit went on to this machine's packages."""
+
+
+@pytest.mark.parametrize('kernel, expected, status', [
+    ('6.1', 'debian-7.3.expected', Exit.USAGE),
+    ('6.12', 'debian-7.3.expected', Exit.USAGE),
+    ('7.3', 'debian-7.3.expected', None),
+    ('6.12', 'debian-6.12.expected', None),
+])
+def test_rules_of_another_kernel_are_refused_before_any_work(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path,
+        cache_root: Path, kernel: str, expected: str, status: Any) -> None:
+    """Item 4: `--kernel 6.1 --expected expected/debian-7.3.expected` was
+    accepted silently, and 7.3's known failures excused 6.1's."""
+    from rxalign import paths
+
+    def reached(plan: Any) -> Any:
+        raise MachineReached()
+    monkeypatch.setattr(run_kunit, 'TESTS_DIR', paths.TESTS_DIR)
+    monkeypatch.setattr(run_kunit, 'check_machine', reached)
+    args = ['--kernel', kernel, '--arch', 'x86_64', '--out', str(tmp_path / 'out'),
+            '--expected', str(paths.REPO / 'expected' / expected)]
+    if status is None:
+        with pytest.raises(MachineReached):
+            run_kunit.run(run_kunit.parse_args(args))
+        return
+    assert run_kunit.main(args) == status
+    err = capsys.readouterr().err
+    assert f'a rule for kernel 7.3' in err and f'kernel {kernel}' in err, err
+    assert not (tmp_path / 'out').exists()
+
+
+def test_rules_for_a_tree_hold_on_its_makefiles_version(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path) -> None:
+    """Item 4: a --tree's kernel is the VERSION.PATCHLEVEL of its Makefile; a
+    tree that does not say takes only `kernel: any` rules."""
+    expected = tmp_path / 'expected'
+    expected.write_text('kernel: 6.12\nx86_64: net_rx_align_alloc.rx_napi_alloc  # bug 123\n')
+    out = tmp_path / 'out'
+    assert run(monkeypatch, fake_tree, out, 'fail',
+               args=('--arch', 'x86_64', '--expected', str(expected))) == Exit.USAGE
+    assert 'a kernel whose version is unknown' in capsys.readouterr().err
+    (fake_tree / 'Makefile').write_text('VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 118\n')
+    assert run(monkeypatch, fake_tree, out, 'fail',
+               args=('--arch', 'x86_64', '--expected', str(expected))) == Exit.OK
+    assert json.loads((out / 'results.json').read_text())['meta']['kernel'] == '6.12'
+
+
+def first_run_then(monkeypatch: pytest.MonkeyPatch, fake_tree: Path, tmp_path: Path,
+                   spoil: Any) -> Path:
+    """A plain run in kunit-results/, then @spoil(its results.json data)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv('RXALIGN_FAKE_KTAP', str(faults.path('pass')))
+    assert run_kunit.main(['--tree', str(fake_tree), '--arch', 'x86_64', '--timeout', '1',
+                           '--run-id', 'first']) == Exit.OK
+    earlier = (tmp_path / 'kunit-results/latest').resolve()
+    data = json.loads((earlier / 'results.json').read_text())
+    spoil(data)
+    (earlier / 'results.json').write_text(json.dumps(data))
+    time.sleep(1.1)     # the next run's kunit-results/<UTC time> is another second
+    return earlier
+
+
+@pytest.mark.parametrize('spoil', [
+    lambda r: r.update(format=99),
+    lambda r: r['arches']['x86_64'].update(facts=None),
+    lambda r: r['arches']['x86_64'].update(seconds={'run': 'fast'}),
+    lambda r: r['meta'].update(arches=None),
+    lambda r: r['meta'].update(finished=7),
+])
+def test_an_earlier_run_that_cannot_be_read_never_costs_this_one_its_results(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path, spoil: Any) -> None:
+    """Items 5 and 8: the default baseline was read after every arch ran,
+    inside the staging block: an earlier results.json this version cannot read
+    (a newer format, a wrongly typed field) made a finished run exit 2 (or 70)
+    about a --baseline nobody gave, and deleted its results."""
+    earlier = first_run_then(monkeypatch, fake_tree, tmp_path, spoil)
+    capsys.readouterr()
+    assert run_kunit.main(['--tree', str(fake_tree), '--arch', 'x86_64', '--timeout', '1',
+                           '--run-id', 'second']) == Exit.OK
+    err = capsys.readouterr().err
+    assert 'warning' in err and earlier.name in err and 'Traceback' not in err, err
+    latest = (tmp_path / 'kunit-results/latest').resolve()
+    assert latest != earlier and (latest / 'results.json').is_file()
+    assert json.loads((latest / 'results.json').read_text())['meta']['run_id'] == 'second'
+
+
+@pytest.mark.parametrize('signal_name', ['SIGINT', 'SIGTERM'])
+@pytest.mark.parametrize('where', ['write_results', 'record'])
+def test_an_interrupt_after_the_last_arch_keeps_every_result(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path, signal_name: str, where: str) -> None:
+    """Item 6: SIGTERM or Ctrl-C after the last arch, while the reports were
+    written, removed every result and said "interrupted before any arch
+    finished"."""
+    real = getattr(run_kunit, where)
+
+    def interrupted(*args: Any, **kw: Any) -> Any:
+        os.kill(os.getpid(), getattr(signal, signal_name))
+        time.sleep(0.2)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(run_kunit, where, interrupted)
+    out = tmp_path / 'out'
+    assert run(monkeypatch, fake_tree, out, 'pass',
+               args=('--arch', 'x86_64,powerpc32')) == Exit.INTERRUPTED
+    err = capsys.readouterr().err
+    assert 'before any arch finished' not in err and str(out) in err, err
+    data = json.loads((out / 'results.json').read_text())
+    assert {a: v['status'] for a, v in data['arches'].items()} == \
+        {'x86_64': 'passed', 'powerpc32': 'passed'}
+    assert not data['meta']['interrupted'] and not leftovers(out)
+
+
+def test_a_bug_after_the_arches_finished_keeps_their_results(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path) -> None:
+    """Item 6: nothing that goes wrong after an arch finished deletes its
+    results: a bug of the report writers is exit 70, and the finished arches'
+    logs and verdicts stay where they were written, named."""
+    from rxalign import report
+
+    def broken(*args: Any, **kw: Any) -> None:
+        raise RuntimeError('a bug of the writers')
+    monkeypatch.setattr(report, 'write_all', broken)
+    out = tmp_path / 'out'
+    assert run(monkeypatch, fake_tree, out, 'pass') == Exit.INTERNAL
+    err = capsys.readouterr().err
+    kept = leftovers(out)
+    assert len(kept) == 1 and str(out.parent / kept[0]) in err, err
+    assert (out.parent / kept[0] / 'x86_64' / 'ktap.log').is_file()
+    assert (out.parent / kept[0] / 'x86_64' / 'verdict.json').is_file()
+
+
+def test_a_log_the_parser_never_finishes_keeps_the_other_arches(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path) -> None:
+    """Item 7: a bare `1..0` plan sent kunit.py's parser into an endless loop:
+    the run never ended. The parse is bounded; that arch is infra, the others
+    keep their results."""
+    from test_verdict import endless_parse
+    monkeypatch.setattr(kunit_driver, 'PARSE_SECONDS', 2.0)
+    monkeypatch.setenv('RXALIGN_FAKE_KTAP_x86_64',
+                       str(faults.write(endless_parse(), tmp_path / 'endless.ktap')))
+    out = tmp_path / 'out'
+    start = time.monotonic()
+    assert run(monkeypatch, fake_tree, out, 'pass',
+               args=('--arch', 'x86_64,powerpc32')) == Exit.INFRA
+    assert time.monotonic() - start < 60
+    assert 'x86_64: the console log cannot be read' in capsys.readouterr().err
+    arches = json.loads((out / 'results.json').read_text())['arches']
+    assert arches['x86_64']['status'] == 'infra', arches['x86_64']['cause']
+    assert arches['powerpc32']['status'] == 'passed', arches['powerpc32']['cause']
+
+
+@pytest.mark.parametrize('line', [
+    'e1000 0000:00:03.0 eth0: Reset adapter: timed out after 100 ms',
+    "    # rx_napi_alloc: Command '['qemu']' timed out after 300 seconds",
+])
+def test_words_on_the_console_are_no_timeout(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path, line: str) -> None:
+    """Item 10: any console line with "timed out after" made a passing run
+    exit 3 as a QEMU timeout. The timeout is measured, not read."""
+    log = faults.write(faults.insert_before(faults.pass_log(), 'ok 3 napi_alloc_skb len=60',
+                                            [line]), tmp_path / 'words.ktap')
+    monkeypatch.setenv('RXALIGN_FAKE_KTAP', str(log))
+    monkeypatch.setenv('RXALIGN_FAKE', 'pass')
+    out = tmp_path / 'out'
+    assert run_kunit.main(['--tree', str(fake_tree), '--out', str(out), '--timeout', '20',
+                           '--arch', 'x86_64']) == Exit.OK, capsys.readouterr().err
+
+
+def test_a_guest_past_timeout_is_stopped_by_the_clock(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path) -> None:
+    """Item 10: the timeout is decided from the process: a guest still running
+    at --timeout (printing, so never idle) is stopped then, whatever it prints."""
+    start = time.monotonic()
+    assert run(monkeypatch, fake_tree, tmp_path / 'out', 'truncated', 'spin',
+               args=('--arch', 'x86_64', '--timeout', '3', '--idle-timeout', '60')) == Exit.INFRA
+    assert time.monotonic() - start < 20
+    assert 'no result within --timeout 3s' in capsys.readouterr().err
+
+
+def test_a_bug_in_a_later_arch_keeps_the_arches_that_finished(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path) -> None:
+    """Adversarial pass: a bug of the harness while the second arch was judged
+    removed the first arch's finished results with the staging directory."""
+    from rxalign.verdict import judge as real
+
+    def broken_for_powerpc32(run: Any, *args: Any, **kw: Any) -> Any:
+        if run.arch == 'powerpc32':
+            raise RuntimeError('a bug of ours')
+        return real(run, *args, **kw)
+    monkeypatch.setattr(run_kunit, 'judge', broken_for_powerpc32)
+    out = tmp_path / 'out'
+    assert run(monkeypatch, fake_tree, out, 'pass',
+               args=('--arch', 'x86_64,powerpc32')) == Exit.INTERNAL
+    kept = leftovers(out)
+    assert len(kept) == 1 and str(out.parent / kept[0]) in capsys.readouterr().err
+    assert (out.parent / kept[0] / 'x86_64' / 'ktap.log').is_file()
+
+
+def test_a_baseline_too_deep_to_read_is_passed_over(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path) -> None:
+    """Adversarial pass: a results.json nested deeper than Python's recursion
+    limit was a RecursionError, exit 70 before any build."""
+    earlier = first_run_then(monkeypatch, fake_tree, tmp_path, lambda r: None)
+    (earlier / 'results.json').write_text('[' * 100000 + ']' * 100000)
+    assert run_kunit.main(['--tree', str(fake_tree), '--arch', 'x86_64', '--timeout', '1',
+                           '--run-id', 'second']) == Exit.OK
+    assert earlier.name in capsys.readouterr().err
+    assert report_main_exit(earlier, tmp_path / 'rep') == Exit.USAGE
+
+
+def report_main_exit(d: Path, out: Path) -> int:
+    from rxalign import report_main
+    return report_main.main(['--out', str(out), str(d)])

@@ -314,3 +314,42 @@ def test_a_checkout_of_another_owner_is_read(fake_tree: Path, tmp_path: Path) ->
     files = subprocess.run(['git', '-C', str(prepared.path), 'ls-files'], capture_output=True,
                            text=True, check=True).stdout.split()
     assert 'net/core/skbuff.c' in files and 'tools/testing/kunit/kunit.py' in files
+
+
+# ---- issue 41: each test below failed before its fix (see the docstring) ----
+
+def debian_like(fake_tree: Path, tmp_path: Path, digest: str = 'sha256:one') -> tree.Base:
+    tarball = tmp_path / 'linux-source-9.9.tar.xz'
+    subprocess.run(['tar', '-cJf', str(tarball), '-C', str(fake_tree.parent), fake_tree.name],
+                   check=True)
+    return tree.Base(base_id='debian-9.9', label='linux-source-9.9 9.9-1', tarball=tarball,
+                     tarball_digest=digest)
+
+
+@pytest.mark.parametrize('state', ['', '{}', '[]', '{"base_key": 1, "base_commit": "x"}',
+                                   '{"base_key": "linux-source-9.9 9.9-1", "base_commit": "x", '
+                                   '"layers": [[1, 2]]}'])
+def test_a_state_file_that_cannot_be_read_makes_the_tree_again(
+        fake_tree: Path, tmp_path: Path, state: str) -> None:
+    """Item 12: an empty .git/rxalign-state.json (a disk that filled, a crash
+    while it was written) was exit 70 on every run."""
+    base = debian_like(fake_tree, tmp_path)
+    cache = Cache(tmp_path / 'cache')
+    first = tree.prepare(cache, base, [], lambda _: None)
+    (first.path / '.git' / tree.STATE).write_text(state)
+    again = tree.prepare(cache, base, [], lambda _: None)
+    assert (again.path / 'net/core/skbuff.c').read_text() == 'int skb_pad = 32;\n'
+    assert git_log(again.path) == ['linux-source-9.9 9.9-1 (pristine)']
+
+
+def test_a_tree_is_of_the_tarball_checked_now(fake_tree: Path, tmp_path: Path) -> None:
+    """Item 12: a tree extracted once was used whatever tarball was there now:
+    it records the checksum of the tarball it came from, and another one
+    (the tarball fetched anew after a failed check) makes it again."""
+    cache = Cache(tmp_path / 'cache')
+    tree.prepare(cache, debian_like(fake_tree, tmp_path), [], lambda _: None)
+    (fake_tree / 'net/core/skbuff.c').write_text('int skb_pad = 64;\n')
+    said: List[str] = []
+    again = tree.prepare(cache, debian_like(fake_tree, tmp_path, 'sha256:two'), [], said.append)
+    assert (again.path / 'net/core/skbuff.c').read_text() == 'int skb_pad = 64;\n'
+    assert any('extracting' in s for s in said), said

@@ -11,6 +11,7 @@ import pytest
 
 from rxalign import paths
 from rxalign.exitcodes import Exit
+from rxalign.crashes import REPORT_FORMATS, ReportFormat
 from rxalign.declared import expected_suites, module_functions
 from rxalign.results import ArchRun, Problem, ProblemKind, Verdict
 from rxalign.verdict import judge
@@ -443,7 +444,7 @@ def test_problems_survive_the_json_round_trip(parser: ModuleType) -> None:
     assert back.problems == v.problems and back.cause == v.cause
     stored = v.to_json()
     del stored['problems']      # results written before kinds: the one problem they stored
-    old = Verdict.from_json(stored, 'test')
+    old = Verdict.from_json(stored, 'test', 2)
     assert [p.kind for p in old.problems] == [ProblemKind.RECORDED]
     assert old.exit == Exit.INFRA and old.cause == v.cause
 
@@ -453,3 +454,215 @@ def test_a_forged_problem_kind_is_named_as_a_kind(parser: ModuleType) -> None:
     stored['problems'][0]['kind'] = 'gremlins'
     with pytest.raises(ValueError, match="unknown problem kind 'gremlins' \\(known: 'unrunnable'"):
         Verdict.from_json(stored, 'test')
+
+
+# ---- issue 41: each test below failed before its fix (see the docstring) ----
+
+@pytest.mark.parametrize('line, name', [
+    ('ok 2 net_rx_align_alloc', 'net_rx_align_alloc'),
+    ('ok 2 rx_napi_alloc', 'net_rx_align_alloc.rx_napi_alloc'),
+])
+def test_a_reasonless_skip_over_tests_that_ran_fails(parser: ModuleType, tmp_path: Path,
+                                                     line: str, name: str) -> None:
+    """Item 13: a suite (or parameterised case) whose own result line is
+    `# SKIP` without a reason, every case under it passing, exited 0."""
+    indent = '    ' if line.startswith('ok 2 rx') else ''
+    lines = faults.replace(faults.pass_log(), line, [f'{indent}{line} # SKIP'])
+    v = judge_log(parser, lines, tmp_path)
+    assert v.exit == Exit.TEST_FAILED, v.cause
+    assert 'skipped without a reason' in v.cause and name in v.cause, v.cause
+
+
+def test_a_reasonless_skip_that_sums_up_skips_with_reasons_passes(parser: ModuleType,
+                                                                  tmp_path: Path) -> None:
+    """KUnit ends a suite whose every case skipped with `ok N suite # SKIP`
+    and no reason of its own: the cases' reasons are the reason."""
+    lines = faults.pass_log()
+    for n, case in enumerate(('rx_policy_table', 'rx_net_skb_pad_sane',
+                              'rx_net_ip_align_sane'), 1):
+        lines = faults.replace(lines, f'ok {n} {case}',
+                               [f'    ok {n} {case} # SKIP not on this arch'])
+    lines = faults.replace(lines, 'ok 1 net_rx_align_policy', ['ok 1 net_rx_align_policy # SKIP'])
+    v = judge_log(parser, lines, tmp_path)
+    assert v.exit == Exit.OK, v.cause
+    assert v.count('SKIP') == 3
+
+
+def with_rule(v: Verdict, rule: str) -> Verdict:
+    """The verdict as --expected with one rule (`ARCH: NAME  # why`) leaves it."""
+    from rxalign import known_failures
+    return known_failures.apply(v, known_failures.parse(f'kernel: any\n{rule}\n', 'expected'))
+
+
+NAPI_60 = 'net_rx_align_alloc.rx_napi_alloc.napi_alloc_skb len=60'
+KNOWN_NAPI = 'x86_64: net_rx_align_alloc.rx_napi_alloc  # a known failure of the assertion'
+
+
+def report_lines(f: ReportFormat) -> List[str]:
+    """A report as the kernel prints it: its title, under a rule of `=` where
+    the kernel draws one (lockdep, KASAN, KFENCE, SLUB), and one to close it
+    where the report closes with its own."""
+    rule = ['=' * 66] if f.closes or f.example.startswith(('WARNING: ', '[ BUG', 'BUG kmalloc')) \
+        else []
+    return rule + [f.example, 'CPU: 0 UID: 0 PID: 97 Comm: kunit_try_catch Tainted: G N 6.12.118 #1',
+                   'Call Trace:', ' <TASK>', ' rx_napi+0x2b/0x50', ' </TASK>'] + \
+        (rule if f.closes else [])
+
+
+@pytest.mark.parametrize('f', REPORT_FORMATS, ids=[f.example[:40] for f in REPORT_FORMATS])
+def test_every_kernel_report_fails_its_case_and_no_rule_excuses_it(
+        parser: ModuleType, tmp_path: Path, f: ReportFormat) -> None:
+    """Item 1: lockdep's own reports, spinlock recursion, a bad page, SLUB,
+    KFENCE, smp_processor_id() and workqueue reports, and 7.3's WARN format,
+    inside a passing case, exited 0. Item 2: a report pinned on a case a
+    rule names as a known failure was XFAIL (exit 0): a rule excuses the
+    assertion, never what the kernel reported."""
+    lines = faults.insert_before(faults.pass_log(), 'ok 3 napi_alloc_skb len=60',
+                                 report_lines(f))
+    v = judge_log(parser, lines, tmp_path)
+    assert v.exit == Exit.TEST_FAILED, v.cause
+    failed = [c for c in v.cases if c.status == 'FAIL']
+    assert [c.name for c in failed] == [NAPI_60], [c.name for c in failed]
+    assert f.example in failed[0].message and f.example in failed[0].report
+    known = with_rule(judge_log(parser, faults.replace(lines, 'ok 3 napi_alloc_skb len=60', [
+        '        not ok 3 napi_alloc_skb len=60']), tmp_path), KNOWN_NAPI)
+    assert known.exit == Exit.TEST_FAILED and known.count('XFAIL') == 0, known.cause
+
+
+@pytest.mark.parametrize('report', [
+    ['BUG: something no table knows yet'],
+    ['WARNING: a check of a later kernel'],
+    ['[ BUG: a lockdep title of a later kernel ]'],
+    ['=' * 40, 'KSTACKSAN: a sanitizer of a later kernel'],
+    ['=' * 40],
+])
+def test_a_report_banner_no_table_knows_fails_the_arch(parser: ModuleType, tmp_path: Path,
+                                                       report: List[str]) -> None:
+    """Item 1: a line that opens like a kernel report (BUG, WARNING, a rule of
+    `=`) that no table reads was ignored (exit 0); it is no pass: the gate
+    cannot tell a crash from a warning it does not know."""
+    lines = faults.insert_before(faults.pass_log(), 'ok 3 napi_alloc_skb len=60', report)
+    v = judge_log(parser, lines, tmp_path)
+    assert v.exit == Exit.INFRA, v.cause
+    assert 'report the harness does not know' in v.cause and report[-1] in v.cause, v.cause
+    assert 'rx_napi_alloc after "napi_alloc_skb len=1"' in v.cause, v.cause
+
+
+def state_changed(what: str) -> List[str]:
+    """The test module's in-kernel check failing a case (KUNIT_FAIL in its exit)."""
+    return ['    # rx_napi_alloc: EXPECTATION FAILED at net/core/tests/rx_align_kunit_helpers.c:88',
+            f'kernel state changed during the case: {what}',
+            '        not ok 3 napi_alloc_skb len=60']
+
+
+@pytest.mark.parametrize('what', ['taint W (TAINT_WARN)', 'debug_locks turned off'])
+def test_a_case_the_in_kernel_check_failed_is_a_kernel_report(parser: ModuleType,
+                                                              tmp_path: Path, what: str) -> None:
+    """Item 1 (the harness's half): the module fails a case whose run changed
+    the kernel's taint or debug_locks; a known-failure rule naming that case
+    made it XFAIL (exit 0). It is a kernel report, never excused."""
+    lines = faults.suite_failed(faults.replace(faults.pass_log(), 'ok 3 napi_alloc_skb len=60',
+                                               state_changed(what)))
+    v = with_rule(judge_log(parser, lines, tmp_path), KNOWN_NAPI)
+    assert v.exit == Exit.TEST_FAILED and v.count('XFAIL') == 0, v.cause
+    case = next(c for c in v.cases if c.name == NAPI_60)
+    assert case.report == f'kernel state changed during the case: {what}', case.report
+    assert what in case.message
+
+
+X86_OOPS = ['BUG: kernel NULL pointer dereference, address: 0000000000000008',
+            '#PF: supervisor read access in kernel mode',
+            '#PF: error_code(0x0000) - not-present page',
+            'Oops: Oops: 0000 [#1] PREEMPT NOPTI',
+            'CPU: 0 UID: 0 PID: 97 Comm: kunit_try_catch Tainted: G                 N 6.12.118 #1',
+            'RIP: 0010:rx_napi+0x2b/0x50',
+            'Call Trace:', ' <TASK>', ' rx_napi+0x2b/0x50', ' </TASK>',
+            '---[ end trace 0000000000000000 ]---']
+TRY_FAULTED = ['    # rx_napi_alloc: try faulted: last line seen '
+               'net/core/tests/rx_align_kunit.c:662']
+
+
+def after_message(extra: List[str]) -> List[str]:
+    """faults.fail() with @extra right after the failed expectation's message."""
+    return faults.insert_before(faults.fail(), 'not ok 3 napi_alloc_skb len=60', extra)
+
+
+@pytest.mark.parametrize('extra, status, words', [
+    (X86_OOPS + TRY_FAULTED, Exit.INFRA, 'BUG: kernel NULL pointer dereference'),
+    (X86_OOPS, Exit.INFRA, 'BUG: kernel NULL pointer dereference'),
+    (['BAD KERNEL TRAP: 00000000'] + TRY_FAULTED, Exit.INFRA, 'BAD KERNEL TRAP'),
+    (['Unable to handle an unknown fault'] + TRY_FAULTED, Exit.INFRA, 'try faulted'),
+    # alpha's die_if_kernel() in a kworker: no task dump header, its own "Trace:"
+    (['CPU 0 kworker/0:1(15): Oops 0',
+      'pc = [<fffffc0000a1b2c0>]  ra = [<fffffc0000a1b2a8>]  ps = 0000    Not tainted',
+      'Trace:', '[<fffffc0000a1b2c0>] rx_napi+0x2b/0x50'], Exit.INFRA, 'kworker/0:1(15): Oops 0'),
+    # sparc32's: its banner, then the callers of its stack
+    ([r'              \|/ ____ \|/', 'Caller[f0051234]: rx_napi+0x2b/0x50'], Exit.INFRA,
+     r'\|/ ____ \|/'),
+    (KASAN[:3] + ['CPU: 0 UID: 0 PID: 97 Comm: kunit_try_catch Not tainted 6.12.118 #1',
+                  KASAN[3]], Exit.TEST_FAILED, 'BUG: KASAN: slab-use-after-free'),
+    (faults.WARNING, Exit.TEST_FAILED, 'WARNING: CPU: 0 PID: 97 at net/core/skbuff.c:817'),
+])
+def test_the_kernel_right_after_a_failed_expectation_is_not_its_message(
+        parser: ModuleType, tmp_path: Path, extra: List[str], status: Exit, words: str) -> None:
+    """Item 2: an oops right after a failed expectation's message was taken
+    as part of the message: exit 1 instead of 3, and with a rule naming the
+    case, XFAIL and exit 0; a KASAN report or a WARNING there was dropped.
+    The message ends where the kernel's own output begins."""
+    lines = after_message(extra)
+    for v in (judge_log(parser, lines, tmp_path),
+              with_rule(judge_log(parser, lines, tmp_path), KNOWN_NAPI)):
+        assert v.exit == status, v.cause
+        assert v.count('XFAIL') == 0
+        shown = v.cause if status == Exit.INFRA else \
+            next(c.message for c in v.cases if c.name == NAPI_60)
+        assert words in shown, shown
+
+
+def test_a_warning_pinned_on_a_known_failing_case_is_not_excused(parser: ModuleType) -> None:
+    """Item 2: a WARNING inside a case that a rule names as a known failure
+    made it XFAIL: exit 0."""
+    v = with_rule(verdict_of(parser, 'warn_in_case'), KNOWN_NAPI)
+    assert v.exit == Exit.TEST_FAILED and v.count('XFAIL') == 0, v.cause
+
+
+def test_the_report_table_is_the_kernels_own_text(tmp_path: Path) -> None:
+    """Each report format is read from the kernel, not remembered: its format
+    string is in the file of 6.12 its entry names (7.3's WARN aside, which
+    6.12 does not have), and each example is a report, no crash."""
+    from rxalign.crashes import CRASH, REPORT
+    from default_tree import default_tree
+    ours = [f for f in REPORT_FORMATS if '7.3' not in f.source]
+    files = sorted({f.source.split()[0] for f in ours})
+    tree = default_tree(tmp_path, *(f'*/{name}' for name in files))
+    for f in REPORT_FORMATS:
+        assert REPORT.match(f.example) and not CRASH.match(f.example), f
+    for f in ours:
+        text = (tree / f.source.split()[0]).read_text(errors='replace')
+        assert f.literal in text, f
+        assert f.source.split()[1].rstrip('()') + '(' in text, f
+
+
+def endless_parse() -> List[str]:
+    """A bare `1..0` plan among a parameterised case's results: kunit.py's
+    parser (6.12) loops on it forever, growing by about 20 MB a second."""
+    return faults.insert_before(faults.pass_log(), 'ok 3 napi_alloc_skb len=60', ['        1..0'])
+
+
+@pytest.mark.parametrize('seconds, memory', [(3.0, 1 << 30), (60.0, 64 << 20)])
+def test_a_log_the_parser_never_finishes_is_unparseable(parser: ModuleType, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch,
+                                                        seconds: float, memory: int) -> None:
+    """Item 7: the parse never ended (the harness hung, its memory growing):
+    every parse is bounded in time and memory, and a log the parser cannot
+    finish is infra, saying so."""
+    import time
+    from rxalign import kunit_driver
+    monkeypatch.setattr(kunit_driver, 'PARSE_SECONDS', seconds)
+    monkeypatch.setattr(kunit_driver, 'PARSE_MEMORY', memory)
+    start = time.monotonic()
+    v = judge_log(parser, endless_parse(), tmp_path)
+    assert time.monotonic() - start < 30
+    assert v.exit == Exit.INFRA and 'cannot be read' in v.cause, v.cause
+    assert ('within 3s' if seconds < 10 else 'memory') in v.cause, v.cause
+    assert verdict_of(parser, 'pass').exit == Exit.OK      # the bound costs a parse nothing
