@@ -2,17 +2,14 @@
 
 scripts/checkpatch and scripts/upstream-check both run checkpatch; the
 flags, the codespell dictionary and the reports a series is allowed to keep
-are decided here.  `python3 -m rxalign.checkpatch_policy [SERIES]` prints the
-arguments, one per line, for the shell script.
+are decided here (checkpatch_policy_main prints them for the shell script).
 """
 
 from __future__ import annotations
 
 import subprocess
-import sys
-from typing import Dict, Sequence, Tuple
+from typing import Dict, Tuple
 
-from .cli import run_main
 from .exitcodes import Exit, HarnessError
 
 # --max-line-length=80: netdev's patchwork checks 80 columns, not
@@ -59,13 +56,3 @@ def arguments(series: str = '') -> Tuple[str, ...]:
     return (*ARGS, f'--codespellfile={codespell_dictionary()}',
             *(a for t in kept(series) for a in ('--ignore', t)))
 
-
-def main(argv: Sequence[str]) -> int:
-    if len(argv) > 1 or (argv and argv[0].startswith('-')):
-        raise HarnessError(Exit.USAGE, 'usage: checkpatch_policy [SERIES]')
-    print('\n'.join(arguments(argv[0] if argv else '')))
-    return 0
-
-
-if __name__ == '__main__':
-    sys.exit(run_main('checkpatch_policy', lambda: main(sys.argv[1:])))

@@ -50,5 +50,5 @@ def test_every_kept_type_names_a_series_and_a_reason() -> None:
 
 def test_the_shell_script_reads_the_policy() -> None:
     text = (SCRIPTS / 'checkpatch').read_text()
-    assert 'rxalign.checkpatch_policy' in text
+    assert 'rxalign.checkpatch_policy_main' in text
     assert '--max-line-length' not in text.replace('# ', '').split('policy()')[1]
