@@ -125,14 +125,17 @@ def kernel_table() -> str:
 def series_table() -> str:
     def kernels_of(s: series.Series) -> str:
         """The kernels it gives a patch to, and from which directory."""
-        if s.tests_dir:
+        if s.role is series.Role.TESTS:
             return 'every one: the harness commits `kunit-tests/` (the patch is for reading)'
         return ', '.join(
             k.name + ('' if s.directory(k) == SERIES_DIR / s.name else f' (`for-{k.name}/`)')
             for k in kernels.KERNELS if s.patches(k)) or 'none'
+    applied_to = {
+        series.Role.TREE_FIX: "Debian's trees only",
+        series.Role.FIX: "Debian's trees; a `--tree` where it applies and is not in it already",
+        series.Role.TESTS: 'every tree', series.Role.TESTS_COMPAT: 'every tree'}
     return table(('order', 'directory', 'for', 'kernels with a patch in it', 'applied to'),
-                 ((str(i), f'`{s.name}/`', s.mailed_to, kernels_of(s),
-                   "Debian's trees only" if s.debian_only else 'every tree')
+                 ((str(i), f'`{s.name}/`', s.mailed_to, kernels_of(s), applied_to[s.role])
                   for i, s in enumerate(series.SERIES, 1)))
 
 

@@ -45,7 +45,8 @@ MEANINGS: Dict[Exit, Meaning] = {
         'usage',
         'usage: unknown option or arch, an empty `--arch` (or `scripts/report --require`, '
         '`--run-id`), a `--baseline` that holds no results of run-kunit, a `--patches` file '
-        'that is missing, empty or no patch, `--tree` that is no kernel tree, an `--out` '
+        'that is missing, empty or no patch, `--tree` that is no kernel tree (or one older '
+        'than every kernel of `--list-kernels`), an `--out` '
         'that exists and is not empty (or is a file, or cannot be made), an `--expected` '
         'rule that names no arch or suite, a directory that holds no results of run-kunit '
         '(or a `results.json` with no arch)'),
@@ -64,7 +65,8 @@ MEANINGS: Dict[Exit, Meaning] = {
     Exit.PATCH: Meaning(
         'a patch did not apply',
         'a patch of `kernel-patches/` or `--patches` did not apply (the message names the '
-        'file)'),
+        'file); on a `--tree` only the tests, `tests-compat` and `--patches` must: a fix '
+        'that does not apply there, or is in it already, is skipped and named'),
     Exit.BUSY: Meaning(
         'cache busy',
         'another run holds the cache lock'),

@@ -61,3 +61,23 @@ def select(name: str) -> Kernel:
     if name not in BY_NAME:
         raise KeyError(name)
     return BY_NAME[name]
+
+
+def _numbers(version: str) -> Tuple[int, ...]:
+    """VERSION.PATCHLEVEL as numbers: 6.12 comes after 6.9 (ValueError: not one)."""
+    parts = version.split('.')
+    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        raise ValueError(f'{version!r} is no VERSION.PATCHLEVEL')
+    return tuple(int(p) for p in parts)
+
+
+def for_version(version: str) -> Kernel:
+    """The kernel whose series variants a tree of @version (VERSION.PATCHLEVEL)
+    takes: the newest in KERNELS not newer than it, so a tree newer than the
+    newest (net-next) takes the newest's, kernel-patches/<series>/.
+    ValueError: @version is older than every kernel, or no version."""
+    fits = [k for k in KERNELS if _numbers(k.name) <= _numbers(version)]
+    if not fits:
+        raise ValueError(f'kernel {version} is older than every kernel the series are for '
+                         f'({", ".join(k.name for k in KERNELS)})')
+    return max(fits, key=lambda k: _numbers(k.name))

@@ -62,7 +62,13 @@ def parser() -> argparse.ArgumentParser:
                         f'{", ".join(k.name for k in kernels.KERNELS)} (default: '
                         f'{kernels.DEFAULT.name}; --list-kernels says where each comes from)')
     p.add_argument('--tree', type=Path, help='use this kernel tree instead of a Debian '
-                   'package; it is read, never modified')
+                   'package; it is read, never modified. Its Makefile\'s VERSION.PATCHLEVEL '
+                   'picks the series: those of the newest kernel of --list-kernels not newer '
+                   'than it (for-KERNEL/ where one exists; a net-next newer than every one '
+                   'takes the newest\'s), exit 2 if it is older than '
+                   f'{kernels.KERNELS[0].name}. Each fix applies only where it applies and is '
+                   'not in the tree already (the others are skipped, and named in the output '
+                   'and the report); the KUnit tests and tests-compat must apply (exit 5)')
     p.add_argument('--patches', type=Path, nargs='+', default=[], metavar='PATH',
                    help='patches to test, in order: git format-patch mails, an mbox of several '
                         '(b4 am, a patchwork series), a directory of git format-patch output, '
@@ -178,6 +184,20 @@ def select_kernel(name: str) -> kernels.Kernel:
                            'git checkout or an unpacked tarball) instead of --kernel') from None
 
 
+def tree_kernel(path: Path, version: str) -> kernels.Kernel:
+    """The kernel whose series variants --tree @path of @version takes; a
+    Makefile that does not say is taken to be current (the newest)."""
+    if not version:
+        return kernels.NEWEST
+    try:
+        return kernels.for_version(version)
+    except ValueError:
+        raise HarnessError(Exit.USAGE, f'--tree {path} is kernel {version} (its Makefile), '
+                           'older than every kernel this project\'s series and tests are for '
+                           f'({", ".join(k.name for k in kernels.KERNELS)}): name a tree of '
+                           f'{kernels.KERNELS[0].name} or newer') from None
+
+
 def results_root(cwd: Path) -> Path:
     """Where runs go without --out, and where the previous run is looked for:
     kunit-results/ here, or beside the kernel tree @cwd is in (a run never
@@ -192,7 +212,7 @@ def results_root(cwd: Path) -> Path:
 class Plan:
     """The command line, checked: all of it is said before the cache is locked."""
     args: argparse.Namespace
-    kernel: kernels.Kernel
+    kernel: kernels.Kernel              # Debian's; for a --tree, whose series it takes
     user_tree: Optional[Path]           # --tree, a kernel tree
     arches: List[arches.Arch]
     known: List[known_failures.Rule]
@@ -211,6 +231,9 @@ def check_args(args: argparse.Namespace) -> Plan:
     if args.tree and args.kernel:
         raise HarnessError(Exit.USAGE, '--tree and --kernel name two trees: give one')
     user_tree = tree.user_tree(args.tree) if args.tree else None
+    version = tree.kernel_version(user_tree) if user_tree else kernel.name
+    if user_tree:
+        kernel = tree_kernel(user_tree, version)
     selected = select_arches(args.arch, boards=args.drivers)
     if args.drivers:
         selected = with_nics(selected, args.arch)
@@ -218,7 +241,6 @@ def check_args(args: argparse.Namespace) -> Plan:
     if args.jobs < 1 or args.timeout < 1 or args.idle_timeout < 1:
         raise HarnessError(Exit.USAGE, '--jobs, --timeout and --idle-timeout take a positive '
                            'number')
-    version = tree.kernel_version(user_tree) if user_tree else kernel.name
     known = known_failures.from_option(args.expected, expected_suites(TESTS_DIR),
                                        declared_cases(TESTS_DIR), version)
     since = baseline.Option.parse(args.baseline)
@@ -273,7 +295,7 @@ class ReadyTree:
     prepared: tree.PreparedTree
     base: tree.Base
     layers: List[tree.Layer]
-    label: str                          # the base, and the fixes Debian's tree took
+    label: str                          # the base, the fixes it took and those it did not
 
 
 def extra_layer(plan: Plan) -> List[tree.Layer]:
@@ -301,12 +323,15 @@ def check_patches_early(plan: Plan) -> None:
                            'run prepared; run-kunit --help, --patches)')
 
 
-def tree_label(base: tree.Base, layers: List[tree.Layer], given: List[patches.Given]) -> str:
+def tree_label(base: tree.Base, layers: List[tree.Layer], given: List[patches.Given],
+               skipped: Sequence[tree.PatchOutcome] = ()) -> str:
     """What the run tested, for humans and reports: the base, the fixes Debian's
-    tree took (nothing hidden), the series on it, and --patches by name."""
+    tree took (nothing hidden), the series on it, the fixes a --tree did not
+    take and why, and --patches by name."""
     fixes = [p.name for p in layers[0].patches]
     return (base.label + ''.join(f' + tree fix {f.removesuffix(".patch")}' for f in fixes)
-            + f' + series {series.describe_layers(layers[1:len(series.SERIES)])}'
+            + f' + series {series.describe_layers(layers[1:len(series.SERIES)], skipped)}'
+            + ''.join(f' + skipped {o.describe()}' for o in skipped)
             + (f' + --patches {patches.title(given)}' if given else ''))
 
 
@@ -316,8 +341,10 @@ def prepare_tree(plan: Plan, cache: Cache, ours: List[Path]) -> ReadyTree:
     base = (tree.user_base(plan.user_tree, ours) if plan.user_tree
             else tree.debian_base(plan.kernel, cache, say))
     layers = series.layers(plan.kernel, TESTS_DIR, SERIES_DIR, debian=not plan.user_tree)
-    label = tree_label(base, layers, plan.patches)
-    say(f'tree: {label}')
+    if plan.user_tree:
+        say(f'--tree is kernel {plan.version or "? (its Makefile does not say)"}: the series '
+            f'for {plan.kernel.name}, each fix where it applies and is not in the tree already')
+    say(f'tree: {tree_label(base, layers, plan.patches)}')
     for g in plan.patches:
         if g.left_out:
             say(f'--patches {g.path}: left out, mails without a diff: {"; ".join(g.left_out)}')
@@ -330,7 +357,8 @@ def prepare_tree(plan: Plan, cache: Cache, ours: List[Path]) -> ReadyTree:
                            f'{tree_label(base, layers, [])} (run-kunit --help, --patches)') from None
     say(f'tree ready: {prepared.path} at {prepared.head[:12]}'
         + (' (unchanged)' if prepared.reused else ''))
-    return ReadyTree(prepared=prepared, base=base, layers=layers + extra_layer(plan), label=label)
+    return ReadyTree(prepared=prepared, base=base, layers=layers + extra_layer(plan),
+                     label=tree_label(base, layers, plan.patches, prepared.skipped))
 
 
 def run_settings(plan: Plan, ready: ReadyTree, cache: Cache, lock: Lock,

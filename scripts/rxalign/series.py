@@ -9,12 +9,15 @@ is `git format-patch` of the commits posted, for reading and mailing.
 kernel-patches/<name>/ is based on the newest kernel of kernels.py; on an
 older kernel kernel-patches/for-<kernel>/<name>/ replaces it when it exists
 (the backport, as stable takes it, or no patch at all where the bug is not
-there: its README.md says why).
+there: its README.md says why). A --tree takes the series of the kernel
+its Makefile's version falls under (kernels.for_version), and each fix only
+where it applies and is not in it already (Role).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import enum
 import re
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
@@ -26,13 +29,33 @@ from .paths import SERIES_DIR, TESTS_DIR
 
 
 
+class Role(enum.Enum):
+    """What a series is to a run: where it applies, how strictly, and whether it is mailed."""
+    TREE_FIX = 'tree fix'   # Debian's trees only (a --tree has its own history); not mailed
+    FIX = 'fix'             # mailed; on a --tree only where it applies and is not there yet
+    TESTS = 'tests'         # kunit-tests/, committed by the harness: must apply everywhere
+    TESTS_COMPAT = 'tests compat'   # the tests on an older kernel: must apply; not mailed
+
+
 @dataclasses.dataclass(frozen=True)
 class Series:
     name: str                           # kernel-patches/<name>/, and the tree layer
     mailed_to: str                      # the tree and audience, for humans
-    tests_dir: Optional[Path] = None    # the patch is kunit-tests/, committed by us
-    debian_only: bool = False           # fixes to Debian's tree: a --tree has its own
+    role: Role = Role.FIX
     only_on: Tuple[str, ...] = ()       # the kernels it is for, if not every one
+
+    @property
+    def tests_dir(self) -> Optional[Path]:
+        """kunit-tests/, for the series the harness commits from it."""
+        return TESTS_DIR if self.role is Role.TESTS else None
+
+    @property
+    def debian_only(self) -> bool:
+        return self.role is Role.TREE_FIX
+
+    @property
+    def mailed(self) -> bool:
+        return self.role in (Role.FIX, Role.TESTS)
 
     def directory(self, kernel: Kernel = DEFAULT, series_dir: Path = SERIES_DIR) -> Path:
         own = series_dir / f'for-{kernel.name}' / self.name
@@ -47,11 +70,13 @@ class Series:
 
     def layer(self, kernel: Kernel = DEFAULT, tests_dir: Path = TESTS_DIR,
               series_dir: Path = SERIES_DIR, debian: bool = True) -> tree.Layer:
+        if self.role is Role.TESTS:
+            # the stored patch is for reading: kunit-tests/ is the source
+            return tree.Layer(self.name, tests_dir=tests_dir)
         patches = self.patches(kernel, series_dir) if debian or not self.debian_only else ()
-        if self.tests_dir:
-            patches = ()    # the stored patch is for reading: kunit-tests/ is the source
+        # a tree the user names may hold a fix already, or code it no longer fits
         return tree.Layer(self.name, patches=patches,
-                          tests_dir=tests_dir if self.tests_dir else None)
+                          where_needed=not debian and self.role is Role.FIX)
 
 
 # Debian's tree must build and boot first; fixes go to net, and net
@@ -59,7 +84,7 @@ class Series:
 SERIES: Tuple[Series, ...] = (
     Series('tree-fixes', 'stable and the arch lists: fixes Debian\'s trees need to build or boot '
            'on some arches (parisc: linux-parisc)',
-           debian_only=True),
+           Role.TREE_FIX),
     Series('net', 'net: the bugs the suite found, with Fixes: tags, and their test'),
     # sonic's maintainer, netdev and linux-m68k (macsonic, where it was seen);
     # net-next: tested in QEMU only (its notes say why)
@@ -69,10 +94,10 @@ SERIES: Tuple[Series, ...] = (
     # frame the list's arches missed: an orphaned driver's cost, net-next
     Series('net-next-tulip', 'net-next: tulip copies every frame where unaligned loads are '
            'not cheap (one patch, no cover letter)'),
-    Series('net-next', 'net-next: the KUnit suites', tests_dir=TESTS_DIR),
+    Series('net-next', 'net-next: the KUnit suites', Role.TESTS),
     # what the tests need of an older kernel's API: for-<kernel>/ only
     Series('tests-compat', 'nobody: the KUnit tests adapted to an older kernel\'s API, to run '
-           'them there', debian_only=True),
+           'them there', Role.TESTS_COMPAT),
     # 6.12 only: three of the six drivers are gone in 7.3 (docs/kernels.md)
     Series('coccinelle', 'the Coccinelle maintainers: the semantic patch behind '
            'docs/pad-sites.md',
@@ -94,24 +119,30 @@ def layers(kernel: Kernel = DEFAULT, tests_dir: Path = TESTS_DIR, series_dir: Pa
 def describe_series() -> str:
     """The series every run applies, in order, for --help: where each applies."""
     def note(s: Series) -> str:
-        notes = ['the KUnit tests'] if s.tests_dir else []
-        notes += ['Debian\'s trees only'] if s.debian_only else []
+        notes = {Role.TESTS: ['the KUnit tests'], Role.TREE_FIX: ['Debian\'s trees only'],
+                 Role.TESTS_COMPAT: ['older kernels only']}.get(s.role, [])
         notes += [f'{", ".join(s.only_on)} only'] if s.only_on else []
         return s.name + (f' ({"; ".join(notes)})' if notes else '')
     return ', '.join(note(s) for s in SERIES)
 
 
-def describe_layers(layers: Sequence[tree.Layer]) -> str:
-    """The series layers a run applies, by name and size (empty ones left out)."""
+def describe_layers(layers: Sequence[tree.Layer],
+                    skipped: Sequence[tree.PatchOutcome] = ()) -> str:
+    """The series layers a run applies, by name and size (empty ones left out);
+    `net (2 of 3)` where @skipped left some out."""
     def size(layer: tree.Layer) -> str:
-        return 'tests' if layer.tests_dir else str(len(layer.patches))
+        if layer.tests_dir:
+            return 'tests'
+        left_out = sum(1 for o in skipped if o.layer == layer.name)
+        n = len(layer.patches)
+        return f'{n - left_out} of {n}' if left_out else str(n)
     return ', '.join(f'{layer.name} ({size(layer)})' for layer in layers
                      if layer.patches or layer.tests_dir) or 'none'
 
 
 def mailed_patches(kernel: Kernel = DEFAULT, series_dir: Path = SERIES_DIR) -> List[Path]:
     """The series as they are mailed, without the tree fixes."""
-    return [p for s in SERIES if not s.debian_only for p in s.patches(kernel, series_dir)]
+    return [p for s in SERIES if s.mailed for p in s.patches(kernel, series_dir)]
 
 
 def touched_c_files(patches: List[Path]) -> List[str]:

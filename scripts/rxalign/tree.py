@@ -10,6 +10,7 @@ unchanged file keeps its mtime and make does not rebuild it.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import hashlib
 import json
 import os
@@ -62,9 +63,14 @@ class Layer:
     patches: Tuple[Path, ...] = ()
     tests_dir: Optional[Path] = None
     extra: Tuple[Patch, ...] = ()       # --patches: mails and plain diffs, read and checked
+    # Each patch only where it applies and is not in the tree already (a
+    # user's tree and our fixes); else every patch must apply (exit 5).
+    where_needed: bool = False
 
     def own_key(self) -> str:
         h = hashlib.sha256(self.name.encode())
+        if self.where_needed:   # its outcome differs: never reuse a strict layer's commit
+            h.update(b'\0where needed')
         for p in self.patches:
             h.update(p.name.encode() + b'\0' + p.read_bytes())
         for e in self.extra:
@@ -78,6 +84,70 @@ class Layer:
         return h.hexdigest()
 
 
+class Outcome(enum.Enum):
+    """What became of one patch of a where_needed layer."""
+    APPLIED = 'applied'
+    ALREADY_IN = 'already in the tree'
+    DOES_NOT_APPLY = 'does not apply to this tree'
+
+
+@dataclasses.dataclass(frozen=True)
+class PatchOutcome:
+    layer: str
+    patch: str                  # the file's name
+    outcome: Outcome
+    detail: str = ''            # git's first error line, when it does not apply
+
+    @property
+    def skipped(self) -> bool:
+        return self.outcome is not Outcome.APPLIED
+
+    def describe(self) -> str:
+        """`net/0003-xdp-... (does not apply to this tree: error: ...)`, for humans."""
+        why = self.outcome.value + (f': {self.detail}' if self.detail else '')
+        return f'{self.layer}/{self.patch.removesuffix(".patch")} ({why})'
+
+    def to_json(self) -> List[str]:
+        return [self.patch, self.outcome.name, self.detail]
+
+    @classmethod
+    def from_json(cls, layer: str, data: object) -> Optional['PatchOutcome']:
+        """None: not one as to_json writes it (the state is then not trusted)."""
+        if not (isinstance(data, list) and len(data) == 3
+                and all(isinstance(f, str) for f in data)
+                and data[1] in Outcome.__members__):
+            return None
+        return cls(layer, data[0], Outcome[data[1]], data[2])
+
+
+@dataclasses.dataclass(frozen=True)
+class DoneLayer:
+    """A layer the tree has, as its state file keeps it: [name, key, commit],
+    and for a where_needed layer what became of each patch."""
+    name: str
+    key: str
+    commit: str
+    outcomes: Tuple[PatchOutcome, ...] = ()
+
+    def to_json(self) -> List[object]:
+        own: List[object] = [self.name, self.key, self.commit]
+        return own + [[o.to_json() for o in self.outcomes]] if self.outcomes else own
+
+    @classmethod
+    def from_json(cls, data: object) -> Optional['DoneLayer']:
+        """None: not one as to_json writes it (the state is then not trusted)."""
+        if not (isinstance(data, list) and len(data) in (3, 4)
+                and all(isinstance(f, str) for f in data[:3])):
+            return None
+        name, key, commit = (str(f) for f in data[:3])
+        found = data[3] if len(data) == 4 else []
+        if not isinstance(found, list):
+            return None
+        outcomes = [PatchOutcome.from_json(name, o) for o in found]
+        kept = tuple(o for o in outcomes if o is not None)
+        return cls(name, key, commit, kept) if len(kept) == len(outcomes) else None
+
+
 @dataclasses.dataclass(frozen=True)
 class PreparedTree:
     path: Path
@@ -85,6 +155,12 @@ class PreparedTree:
     base_commit: str
     head: str
     reused: bool
+    # what became of each patch of the where_needed layers, bottom up
+    outcomes: Tuple[PatchOutcome, ...] = ()
+
+    @property
+    def skipped(self) -> List[PatchOutcome]:
+        return [o for o in self.outcomes if o.skipped]
 
 
 def debian_base(kernel: Kernel, cache: Cache, log: Log) -> Base:
@@ -153,9 +229,9 @@ def _read_state(tree: Path) -> Dict[str, object]:
         return {}
     layers = data.get('layers', [])
     if not all(isinstance(data.get(k), str) for k in ('base_key', 'base_commit')) or \
-            not isinstance(layers, list) or not all(
-                isinstance(x, list) and len(x) == 3 and all(isinstance(f, str) for f in x)
-                for x in layers) or not isinstance(data.get('tarball', ''), str):
+            not isinstance(layers, list) or \
+            any(DoneLayer.from_json(x) is None for x in layers) or \
+            not isinstance(data.get('tarball', ''), str):
         return {}
     return data
 
@@ -329,6 +405,23 @@ def _apply_patch(tree: Path, patch: Path, layer: str) -> None:
                            f'does not apply to the tree (git am: {_first_error(proc)})')
 
 
+def _apply_where_needed(tree: Path, patch: Path, layer: str, log: Log) -> PatchOutcome:
+    """One fix on a user's tree: skipped when it is there already (it reverts
+    cleanly) or does not apply (named, with git's first error line)."""
+    path = str(patch.resolve())
+    if _git(tree, 'apply', '--check', '--reverse', path, check=False).returncode == 0:
+        outcome = PatchOutcome(layer, patch.name, Outcome.ALREADY_IN)
+    else:
+        proc = _git(tree, 'am', '-q', '--committer-date-is-author-date', path,
+                    env=BASE_IDENTITY, check=False)
+        if proc.returncode == 0:
+            return PatchOutcome(layer, patch.name, Outcome.APPLIED)
+        _git(tree, 'am', '--abort', env=BASE_IDENTITY, check=False)
+        outcome = PatchOutcome(layer, patch.name, Outcome.DOES_NOT_APPLY, _first_error(proc))
+    log(f'skipped {outcome.describe()}')
+    return outcome
+
+
 def _first_error(proc: subprocess.CompletedProcess[str]) -> str:
     detail = (proc.stdout + proc.stderr).strip().splitlines()
     return next((ln for ln in detail if 'error' in ln.lower()), detail[0] if detail else '')
@@ -356,13 +449,19 @@ def _apply_extra(tree: Path, patch: Patch, before: int) -> None:
                        'before it applied)')
 
 
-def _apply(tree: Path, layer: Layer) -> None:
+def _apply(tree: Path, layer: Layer, log: Log) -> Tuple[PatchOutcome, ...]:
+    """Commit @layer; what became of each patch if it is where_needed, else ()."""
     if layer.tests_dir:
         commit_tests(tree, layer.tests_dir)
+    outcomes = []
     for patch in layer.patches:
-        _apply_patch(tree, patch, layer.name)
+        if layer.where_needed:
+            outcomes.append(_apply_where_needed(tree, patch, layer.name, log))
+        else:
+            _apply_patch(tree, patch, layer.name)
     for i, extra in enumerate(layer.extra):
         _apply_extra(tree, extra, i)
+    return tuple(outcomes)
 
 
 def _chain(base_key: str, layers: Sequence[Layer]) -> List[Tuple[str, str]]:
@@ -376,16 +475,18 @@ def _chain(base_key: str, layers: Sequence[Layer]) -> List[Tuple[str, str]]:
     return wanted
 
 
-def _layers_done(state: Dict[str, object]) -> List[List[str]]:
-    """[name, key, commit] of each layer the tree has, bottom up."""
+def _layers_done(state: Dict[str, object]) -> List[DoneLayer]:
+    """Each layer the tree has, bottom up (_read_state checked them)."""
     done = state.get('layers')
-    return [[str(f) for f in x] for x in done] if isinstance(done, list) else []
+    found = [DoneLayer.from_json(x) for x in done] if isinstance(done, list) else []
+    return [d for d in found if d]
 
 
-def _kept(wanted: List[Tuple[str, str]], have: List[List[str]]) -> int:
+def _kept(wanted: List[Tuple[str, str]], have: List[DoneLayer]) -> int:
     """How many layers from the bottom the tree has as wanted."""
     keep = 0
-    while keep < len(wanted) and keep < len(have) and have[keep][:2] == list(wanted[keep]):
+    while keep < len(wanted) and keep < len(have) and \
+            (have[keep].name, have[keep].key) == wanted[keep]:
         keep += 1
     return keep
 
@@ -407,7 +508,7 @@ def earlier_trees(cache: Cache, label: str, layers: Sequence[Layer]) -> List[Tup
             when = (t / '.git' / STATE).stat().st_mtime
         except OSError:
             continue
-        found.append((when, base_key, have[len(wanted) - 1][2], t))
+        found.append((when, base_key, have[len(wanted) - 1].commit, t))
     return [(base, commit, t) for _, base, commit, t in sorted(found, reverse=True)]
 
 
@@ -449,13 +550,18 @@ def prepare(cache: Cache, base: Base, layers: Sequence[Layer], log: Log) -> Prep
     wanted = _chain(base_key, layers)
     have = _layers_done(state) if state.get('base_key') == base_key else []
     keep = _kept(wanted, have)
-    start = have[keep - 1][2] if keep else base_commit
+    start = have[keep - 1].commit if keep else base_commit
 
     head = _git(tree, 'rev-parse', '-q', '--verify', 'HEAD', check=False).stdout.strip()
     interrupted = (tree / '.git' / 'rebase-apply').exists()
     clean = not interrupted and not _git(tree, 'status', '--porcelain').stdout.strip()
-    if clean and keep == len(wanted) and head == (have[keep - 1][2] if keep else base_commit):
-        return PreparedTree(tree, base, base_commit, head, reused=True)
+    done = have[:keep]
+    # a fix an earlier run skipped on a kept layer is still skipped: say so again
+    for o in (o for d in done for o in d.outcomes if o.skipped):
+        log(f'skipped {o.describe()}')
+    if clean and keep == len(wanted) and head == start:
+        return PreparedTree(tree, base, base_commit, head, reused=True,
+                            outcomes=tuple(o for d in done for o in d.outcomes))
 
     if interrupted:
         _git(tree, 'am', '--abort', env=BASE_IDENTITY, check=False)
@@ -464,23 +570,28 @@ def prepare(cache: Cache, base: Base, layers: Sequence[Layer], log: Log) -> Prep
     before = _blobs_and_mtimes(tree, start) if clean and head else {}
     _git(tree, 'reset', '-q', '--hard', start)
     _git(tree, 'clean', '-q', '-fdx')
-    done = [list(x) for x in have[:keep]]
-    _write_state(tree, {'base_key': base_key, 'base_commit': base_commit, 'layers': done,
-                        'tarball': base.tarball_digest})
+    _write_layers(tree, base, base_key, base_commit, done)
     for layer, (name, lkey) in zip(layers[keep:], wanted[keep:]):
         try:
-            _apply(tree, layer)
+            outcomes = _apply(tree, layer, log)
         except HarnessError:
             # Leave the tree at the last complete layer, never half-patched.
-            _git(tree, 'reset', '-q', '--hard', done[-1][2] if done else base_commit)
+            _git(tree, 'reset', '-q', '--hard', done[-1].commit if done else base_commit)
             _git(tree, 'clean', '-q', '-fdx')
             raise
-        done.append([name, lkey, _git(tree, 'rev-parse', 'HEAD').stdout.strip()])
-        _write_state(tree, {'base_key': base_key, 'base_commit': base_commit, 'layers': done,
-                        'tarball': base.tarball_digest})
+        done.append(DoneLayer(name, lkey, _git(tree, 'rev-parse', 'HEAD').stdout.strip(),
+                              outcomes))
+        _write_layers(tree, base, base_key, base_commit, done)
     head = _git(tree, 'rev-parse', 'HEAD').stdout.strip()
     _keep_mtimes(tree, before)
-    return PreparedTree(tree, base, base_commit, head, reused=False)
+    return PreparedTree(tree, base, base_commit, head, reused=False,
+                        outcomes=tuple(o for d in done for o in d.outcomes))
+
+
+def _write_layers(tree: Path, base: Base, base_key: str, base_commit: str,
+                  done: Sequence[DoneLayer]) -> None:
+    _write_state(tree, {'base_key': base_key, 'base_commit': base_commit,
+                        'layers': [d.to_json() for d in done], 'tarball': base.tarball_digest})
 
 
 def _blobs(tree: Path, paths: Sequence[str]) -> Dict[str, str]:

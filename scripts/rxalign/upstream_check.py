@@ -341,7 +341,7 @@ def parser() -> argparse.ArgumentParser:
                                        '2 usage, 3 the tree could not be prepared, '
                                        '4 environment')
     p.add_argument('series', nargs='*', help='which series (default: every mailed one: '
-                   f'{", ".join(s.name for s in series.SERIES if not s.debian_only)})')
+                   f'{", ".join(s.name for s in series.SERIES if s.mailed)})')
     p.add_argument('--no-build', action='store_true', help='leave out the per-patch builds')
     p.add_argument('--jobs', type=int, default=2, help='make -j (default: 2)')
     return p
@@ -351,7 +351,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser().parse_args(sys.argv[1:] if argv is None else argv)
 
     def run() -> int:
-        chosen = [s for s in series.SERIES if not s.debian_only and s.only_on in ((), None)]
+        chosen = [s for s in series.SERIES if s.mailed and s.only_on in ((), None)]
         unknown = [n for n in args.series if n not in series.BY_NAME]
         if unknown:
             raise HarnessError(Exit.USAGE, f'unknown series {", ".join(unknown)}; known: '

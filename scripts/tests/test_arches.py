@@ -195,6 +195,21 @@ def test_an_older_kernel_takes_its_own_series_where_it_has_one(tmp_path: Path) -
     assert series.DRIVERS.patches(kernels.BY_NAME['6.12'], tmp_path)
 
 
+
+def test_a_user_tree_takes_the_fixes_where_needed_and_the_tests_strictly() -> None:
+    """Issue 42 item 1: on a --tree each fix is taken only where it applies and
+    is not there already, but the tests and tests-compat must apply, and a
+    6.12 tree takes 6.12's tests-compat. On the old code Layer had no
+    where_needed and tests-compat was Debian's trees only: no patch on a --tree."""
+    user = series.layers(kernels.BY_NAME['6.12'], debian=False)
+    assert [layer.name for layer in user if layer.where_needed] == \
+        ['net', 'net-next-sonic', 'net-next-tulip', 'coccinelle', 'drivers-rfc']
+    compat = next(layer for layer in user if layer.name == 'tests-compat')
+    assert compat.patches == series.BY_NAME['tests-compat'].patches(kernels.BY_NAME['6.12'])
+    assert compat.patches and not compat.where_needed
+    assert not any(layer.where_needed for layer in series.layers(kernels.BY_NAME['6.12']))
+
+
 OLDER = [k for k in kernels.KERNELS if k != kernels.NEWEST]
 
 

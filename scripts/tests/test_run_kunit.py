@@ -7,13 +7,14 @@ import json
 import os
 import shutil
 import signal
+import subprocess
 import time
 from pathlib import Path
-from typing import Any, List, Tuple
+from typing import Any, Dict, List, Tuple
 
 import pytest
 
-from rxalign import deps, kconfig, kunit_driver, procs, run_kunit
+from rxalign import deps, kconfig, kunit_driver, procs, run_kunit, tree
 from rxalign.cache import Cache, Lock
 from rxalign.exitcodes import Exit, HarnessError
 
@@ -818,3 +819,155 @@ def test_a_baseline_too_deep_to_read_is_passed_over(
 def report_main_exit(d: Path, out: Path) -> int:
     from rxalign import report_main
     return report_main.main(['--out', str(out), str(d)])
+
+
+# ---- issue 42 item 1: --tree on a current tree; each test failed on the old
+# code but the one that says otherwise (see the docstrings) ----
+
+def fake_series(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                patches: Dict[str, str]) -> Path:
+    """kernel-patches/ with @patches ({'net/0001-pad.patch': text, ...}) only."""
+    root = tmp_path / 'series'
+    for name, text in patches.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    monkeypatch.setattr(run_kunit, 'SERIES_DIR', root)
+    return root
+
+
+def pad_fix(old: str, new: str, file: str = 'net/core/skbuff.c', name: str = 'skb_pad') -> str:
+    """git format-patch's mail of a fix that changes @file's `int @name = @old;`."""
+    return (f'From 1234abcd Mon Sep 17 00:00:00 2001\nFrom: Dev <dev@example.org>\n'
+            f'Date: Thu, 3 Dec 2026 00:00:00 +0000\nSubject: [PATCH net] net: {name} {new}\n\n'
+            f'Why.\n\nSigned-off-by: Dev <dev@example.org>\n---\n'
+            f'diff --git a/{file} b/{file}\n--- a/{file}\n+++ b/{file}\n@@ -1 +1 @@\n'
+            f'-int {name} = {old};\n+int {name} = {new};\n-- \n2.39.5\n\n')
+
+
+def at_version(fake_tree: Path, version: str) -> None:
+    major, minor = version.split('.')
+    (fake_tree / 'Makefile').write_text(f'VERSION = {major}\nPATCHLEVEL = {minor}\nSUBLEVEL = 0\n')
+
+
+def prepared_file(cache_root: Path, fake_tree: Path, name: str = 'net/core/skbuff.c') -> str:
+    """@name as the run's prepared tree of --tree @fake_tree has it."""
+    return (Cache(cache_root).tree(tree.user_base(fake_tree).base_id) / name).read_text()
+
+
+def label_of(out: Path) -> str:
+    return str(json.loads((out / 'results.json').read_text())['meta']['tree'])
+
+
+@pytest.mark.parametrize('version, pad', [
+    ('6.5', '32'),      # 6.1's variant: for-6.1/net/ has no patch
+    ('6.12', '16'),     # for-6.12/net/
+    ('7.4', '64'),      # newer than every kernel: kernel-patches/net/
+])
+def test_a_tree_takes_the_series_of_its_makefiles_version(
+        monkeypatch: pytest.MonkeyPatch, fake_tree: Path, cache_root: Path, tmp_path: Path,
+        version: str, pad: str) -> None:
+    """Every --tree took 6.12's variants (the default kernel's): a 7.4 net-next
+    got for-6.12/net/ and a 6.5 tree a fix 6.1 does not need (the 6.12 case
+    passed on the old code too)."""
+    fake_series(monkeypatch, tmp_path, {'net/0001-pad.patch': pad_fix('32', '64'),
+                                        'for-6.12/net/0001-pad.patch': pad_fix('32', '16'),
+                                        'for-6.1/net/README.md': 'no fix: the bug is not there\n'})
+    at_version(fake_tree, version)
+    assert run(monkeypatch, fake_tree, tmp_path / 'out', 'pass') == Exit.OK
+    assert prepared_file(cache_root, fake_tree) == f'int skb_pad = {pad};\n'
+    assert json.loads((tmp_path / 'out/results.json').read_text())['meta']['kernel'] == version
+
+
+def test_a_tree_older_than_every_kernel_is_a_usage_error(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path) -> None:
+    """A 5.15 tree ran with 6.12's series and tests (and failed somewhere in
+    them); it is exit 2 naming the kernels there are, before any work."""
+    at_version(fake_tree, '5.15')
+    assert run(monkeypatch, fake_tree, tmp_path / 'out', 'pass') == Exit.USAGE
+    err = capsys.readouterr().err
+    assert 'kernel 5.15' in err and '(6.1, 6.12, 7.3)' in err, err
+    assert not (tmp_path / 'out').exists() and not cache_root.exists()
+
+
+def test_a_fix_already_in_the_tree_is_skipped_and_reported(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path) -> None:
+    """A net-next that merged our net fix: git am failed on it, exit 5 before
+    any test. It is skipped, said while the tree is prepared, and named in
+    the results (meta.tree, the reports), also by a run that reuses the tree."""
+    fake_series(monkeypatch, tmp_path, {
+        'net/0001-pad.patch': pad_fix('32', '64'),
+        'net/0002-dev.patch': pad_fix('32', '64', 'net/core/dev.c', 'dev_pad')})
+    at_version(fake_tree, '7.4')
+    (fake_tree / 'net/core/skbuff.c').write_text('int skb_pad = 64;\n')
+    (fake_tree / 'net/core/dev.c').write_text('int dev_pad = 32;\n')
+    skipped = 'skipped net/0001-pad (already in the tree)'
+    for out in (tmp_path / 'a', tmp_path / 'b'):     # b reuses a's tree
+        assert run(monkeypatch, fake_tree, out, 'pass') == Exit.OK
+        said = capsys.readouterr().out
+        assert skipped in said.splitlines(), said
+        label = label_of(out)
+        assert 'series net (1 of 2), net-next (tests)' in label and f'+ {skipped}' in label
+        assert skipped in (out / 'report.md').read_text()
+    assert '(unchanged)' in said
+    assert prepared_file(cache_root, fake_tree, 'net/core/dev.c') == 'int dev_pad = 64;\n'
+
+
+def debian_run(monkeypatch: pytest.MonkeyPatch, fake_tree: Path, tmp_path: Path,
+               out: Path) -> int:
+    """run-kunit --kernel 7.3, with the fake tree as Debian's tarball."""
+    tarball = tmp_path / 'linux-source-7.3.tar.xz'
+    subprocess.run(['tar', '-cJf', str(tarball), '-C', str(fake_tree.parent), fake_tree.name],
+                   check=True)
+    base = tree.Base(base_id='debian-7.3.4-1', label='linux-source-7.3 7.3.4-1', tarball=tarball)
+    monkeypatch.setattr(tree, 'debian_base', lambda kernel, cache, log: base)
+    monkeypatch.setenv('RXALIGN_FAKE', 'pass')
+    monkeypatch.setenv('RXALIGN_FAKE_KTAP', str(faults.path('pass')))
+    return run_kunit.main(['--kernel', '7.3', '--arch', 'x86_64', '--out', str(out),
+                           '--timeout', '1'])
+
+
+def test_a_fix_that_does_not_apply_is_skipped_on_a_user_tree_only(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path) -> None:
+    """A --tree whose code moved under a fix was exit 5: the fix is skipped,
+    with git's error, and the tests run. Debian's tree, which the fixes are
+    made for, still takes every one or stops (exit 5)."""
+    fake_series(monkeypatch, tmp_path, {'net/0001-pad.patch': pad_fix('32', '64')})
+    at_version(fake_tree, '7.3')
+    (fake_tree / 'net/core/skbuff.c').write_text('int skb_pad = 16;\n')
+    out = tmp_path / 'user'
+    assert run(monkeypatch, fake_tree, out, 'pass') == Exit.OK
+    said = capsys.readouterr().out
+    line = next(ln for ln in said.splitlines() if ln.startswith('skipped '))
+    assert line.startswith('skipped net/0001-pad (does not apply to this tree: error: '), said
+    assert f'+ {line}' in label_of(out) and 'series net (0 of 1)' in label_of(out)
+    assert debian_run(monkeypatch, fake_tree, tmp_path, tmp_path / 'debian') == Exit.PATCH
+    err = capsys.readouterr().err
+    assert '0001-pad.patch' in err and 'kernel-patches/net/' in err, err
+
+
+def test_tests_compat_must_apply_on_a_user_tree(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path) -> None:
+    """tests-compat was Debian's trees only: a 6.12 --tree built 7.3's tests
+    without it. It applies on a user tree of its kernel, and as the tests
+    must: a patch of it that does not apply is exit 5."""
+    fake_series(monkeypatch, tmp_path, {'for-6.12/tests-compat/0001-compat.patch': pad_fix(
+        '1', '2', 'net/core/tests/rx_align_kunit.c', 'no_such_line')})
+    at_version(fake_tree, '6.12')
+    assert run(monkeypatch, fake_tree, tmp_path / 'out', 'pass') == Exit.PATCH
+    err = capsys.readouterr().err
+    assert '0001-compat.patch' in err and 'tests-compat' in err, err
+
+
+def test_the_tests_must_still_apply_on_a_user_tree(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
+        cache_root: Path, tmp_path: Path) -> None:
+    """The tests layer is never skipped (this one passed on the old code too:
+    it holds what must not change)."""
+    at_version(fake_tree, '7.4')
+    (fake_tree / 'net/Kconfig').write_text('config NET_TEST\n\ttristate "x"\n')   # no anchor
+    assert run(monkeypatch, fake_tree, tmp_path / 'out', 'pass') == Exit.PATCH
+    assert 'cannot hook the tests into net/Kconfig' in capsys.readouterr().err

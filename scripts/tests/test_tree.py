@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 import pytest
 
@@ -353,3 +353,129 @@ def test_a_tree_is_of_the_tarball_checked_now(fake_tree: Path, tmp_path: Path) -
     again = tree.prepare(cache, debian_like(fake_tree, tmp_path, 'sha256:two'), [], said.append)
     assert (again.path / 'net/core/skbuff.c').read_text() == 'int skb_pad = 64;\n'
     assert any('extracting' in s for s in said), said
+
+
+# ---- issue 42 item 1: a user's tree takes each fix only where it is needed ----
+# Each test below failed on the old code, but the one that says otherwise:
+# tree.Layer had no where_needed (a TypeError), and every patch of every layer
+# had to apply (exit 5).
+
+def fix(path: Path, subject: str, old: str, new: str, file: str = 'net/core/skbuff.c') -> Path:
+    """git format-patch's mail of a fix that changes @file's one line from @old to @new."""
+    path.write_text(f'From 1234abcd Mon Sep 17 00:00:00 2001\nFrom: Dev <dev@example.org>\n'
+                    f'Date: Thu, 3 Dec 2026 00:00:00 +0000\nSubject: [PATCH net] {subject}\n\n'
+                    f'Why.\n\nSigned-off-by: Dev <dev@example.org>\n---\n'
+                    f'diff --git a/{file} b/{file}\n--- a/{file}\n+++ b/{file}\n@@ -1 +1 @@\n'
+                    f'-{old}\n+{new}\n-- \n2.39.5\n\n')
+    return path
+
+
+def fixes_then_tests(fixes: List[Path], tests: Path) -> List[tree.Layer]:
+    return [tree.Layer('net', patches=tuple(fixes), where_needed=True),
+            tree.Layer('tests', tests_dir=tests)]
+
+
+def outcomes(prepared: tree.PreparedTree) -> List[Tuple[str, tree.Outcome]]:
+    return [(o.patch, o.outcome) for o in prepared.outcomes]
+
+
+def test_a_fix_already_in_the_tree_is_skipped_and_said(fake_tree: Path, tmp_path: Path) -> None:
+    """A net-next that has our net fix already: git am failed on it, exit 5
+    before any test. It is skipped as already there, named in the log, and the
+    fix after it still applies."""
+    (fake_tree / 'net/core/skbuff.c').write_text('int skb_pad = 64;\n')    # fix 1 is in
+    (fake_tree / 'net/core/dev.c').write_text('int dev_pad = 32;\n')
+    one = fix(tmp_path / '0001-pad.patch', 'net: pad of 64', 'int skb_pad = 32;',
+              'int skb_pad = 64;')
+    two = fix(tmp_path / '0002-dev.patch', 'net: dev pad of 64', 'int dev_pad = 32;',
+              'int dev_pad = 64;', 'net/core/dev.c')
+    said: List[str] = []
+    prepared = tree.prepare(Cache(tmp_path / 'cache'), tree.user_base(fake_tree),
+                            fixes_then_tests([one, two], make_tests_dir(tmp_path)), said.append)
+    assert outcomes(prepared) == [('0001-pad.patch', tree.Outcome.ALREADY_IN),
+                                  ('0002-dev.patch', tree.Outcome.APPLIED)]
+    assert 'skipped net/0001-pad (already in the tree)' in said, said
+    assert git_log(prepared.path) == ['net: add fake test', 'net: dev pad of 64',
+                                      f'{fake_tree} (as found)']
+    assert (prepared.path / 'net/core/dev.c').read_text() == 'int dev_pad = 64;\n'
+
+
+def test_a_fix_that_does_not_apply_is_skipped_with_gits_error(
+        fake_tree: Path, tmp_path: Path) -> None:
+    """A tree whose code moved under a fix: skipped, with git's first error
+    line, and the tree is left clean for the layers above."""
+    (fake_tree / 'net/core/skbuff.c').write_text('int skb_pad = 16;\n')    # neither 32 nor 64
+    stale = fix(tmp_path / '0001-pad.patch', 'net: pad of 64', 'int skb_pad = 32;',
+                'int skb_pad = 64;')
+    said: List[str] = []
+    prepared = tree.prepare(Cache(tmp_path / 'cache'), tree.user_base(fake_tree),
+                            fixes_then_tests([stale], make_tests_dir(tmp_path)), said.append)
+    [skipped] = prepared.skipped
+    assert skipped.outcome == tree.Outcome.DOES_NOT_APPLY
+    assert 'error' in skipped.detail and 'net/core/skbuff.c' in skipped.detail, skipped
+    assert [s for s in said if s.startswith('skipped ')] == \
+        [f'skipped net/0001-pad (does not apply to this tree: {skipped.detail})']
+    assert git_log(prepared.path) == ['net: add fake test', f'{fake_tree} (as found)']
+    assert not (prepared.path / '.git/rebase-apply').exists()
+
+
+def test_a_strict_layer_still_stops_at_a_patch_that_does_not_apply(
+        fake_tree: Path, tmp_path: Path) -> None:
+    """Without where_needed (Debian's trees, the tests) nothing changed: exit 5
+    (this one passed on the old code too: it holds what must not change)."""
+    (fake_tree / 'net/core/skbuff.c').write_text('int skb_pad = 16;\n')
+    stale = fix(tmp_path / '0001-pad.patch', 'net: pad of 64', 'int skb_pad = 32;',
+                'int skb_pad = 64;')
+    with pytest.raises(HarnessError) as err:
+        tree.prepare(Cache(tmp_path / 'cache'), tree.user_base(fake_tree),
+                     layers([stale], make_tests_dir(tmp_path)), lambda _: None)
+    assert err.value.status == Exit.PATCH and '0001-pad.patch' in err.value.message
+
+
+def test_what_became_of_each_fix_survives_a_reused_tree(fake_tree: Path, tmp_path: Path) -> None:
+    """The outcomes are kept in the tree's state with their layer: a second run
+    that reuses the tree whole, or keeps the fix layer and redoes the tests
+    above it, still knows (and says) what was skipped."""
+    (fake_tree / 'net/core/skbuff.c').write_text('int skb_pad = 64;\n')
+    one = fix(tmp_path / '0001-pad.patch', 'net: pad of 64', 'int skb_pad = 32;',
+              'int skb_pad = 64;')
+    cache, base = Cache(tmp_path / 'cache'), tree.user_base(fake_tree)
+    first = tree.prepare(cache, base, fixes_then_tests([one], make_tests_dir(tmp_path)),
+                         lambda _: None)
+    said: List[str] = []
+    again = tree.prepare(cache, base, fixes_then_tests([one], make_tests_dir(tmp_path)),
+                         said.append)
+    assert again.reused and again.outcomes == first.outcomes
+    assert 'skipped net/0001-pad (already in the tree)' in said, said
+    redone = tree.prepare(cache, base,
+                          fixes_then_tests([one], make_tests_dir(tmp_path, 'int y;\n')),
+                          lambda _: None)
+    assert not redone.reused and redone.outcomes == first.outcomes
+
+
+def test_a_where_needed_layer_is_never_a_strict_layers_commit(
+        fake_tree: Path, tmp_path: Path) -> None:
+    """The same patches taken strictly and where needed are two layers: a tree
+    prepared one way is not reused for the other, whose outcomes it lacks."""
+    one = fix(tmp_path / '0001-pad.patch', 'net: pad of 64', 'int skb_pad = 32;',
+              'int skb_pad = 64;')
+    cache, base = Cache(tmp_path / 'cache'), tree.user_base(fake_tree)
+    tree.prepare(cache, base, [tree.Layer('net', patches=(one,))], lambda _: None)
+    again = tree.prepare(cache, base, [tree.Layer('net', patches=(one,), where_needed=True)],
+                         lambda _: None)
+    assert not again.reused
+    assert outcomes(again) == [('0001-pad.patch', tree.Outcome.APPLIED)]
+
+
+def test_a_state_with_an_unknown_outcome_makes_the_tree_again(
+        fake_tree: Path, tmp_path: Path) -> None:
+    """An outcome this version does not know is not trusted: the layers are redone."""
+    one = fix(tmp_path / '0001-pad.patch', 'net: pad of 64', 'int skb_pad = 32;',
+              'int skb_pad = 64;')
+    cache, base = Cache(tmp_path / 'cache'), tree.user_base(fake_tree)
+    wanted = [tree.Layer('net', patches=(one,), where_needed=True)]
+    first = tree.prepare(cache, base, wanted, lambda _: None)
+    state = first.path / '.git' / tree.STATE
+    state.write_text(state.read_text().replace('"APPLIED"', '"MAYBE"'))
+    again = tree.prepare(cache, base, wanted, lambda _: None)
+    assert not again.reused and outcomes(again) == [('0001-pad.patch', tree.Outcome.APPLIED)]
