@@ -10,13 +10,14 @@ that copy with a fresh one.
 
 from __future__ import annotations
 
+import datetime
 import os
 import re
 import subprocess
 from pathlib import Path
 from typing import List
 
-from . import kunit_series, tree
+from . import kunit_series, mail, tree
 from .exitcodes import Exit, HarnessError
 
 PREFIX = 'PATCH net-next'
@@ -70,9 +71,9 @@ def make(worktree: Path, tests_dir: Path, out: Path) -> List[Path]:
         reset(worktree)
     made = sorted(out.glob('*.patch'))
     fill_cover_letter(made[0], tests_dir)
+    now = datetime.datetime.now(datetime.timezone.utc)
     for p in made:
         # the commits are dated 2000 so that a tree is the same every time it
-        # is made; the mail is dated when it is written
-        p.write_text(re.sub(r'^Date: .*$', 'Date: (set when exported)', p.read_text(),
-                            count=1, flags=re.M))
+        # is made; the mail is dated when it is written (git am needs a date)
+        p.write_text(mail.dated(p.read_text(), now))
     return made

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import email.utils
 import enum
 import os
 import re
@@ -292,6 +293,11 @@ def check_series(s: series.Series, worktree: Path, builder: Optional[Builder],
             findings.append(Finding(s.name, '', 'current', Status.FAIL,
                                     f'{directory} is not kunit-tests/ as committed: run '
                                     f'scripts/export-series --refresh {s.name}'))
+        undated = [p.name for p in stored if not _dated(p)]
+        if undated:
+            findings.append(Finding(s.name, '', 'current', Status.FAIL,
+                                    f'no Date: git am can read in {", ".join(undated)}: run '
+                                    f'scripts/export-series --refresh {s.name}'))
         patches = [p for p in made if p.name != mail.COVER_LETTER]
     else:
         patches = list(s.patches(kernels.NEWEST))
@@ -319,6 +325,15 @@ def _kunitconfig_symbols() -> List[str]:
     return [ln.split('=')[0][len('CONFIG_'):]
             for ln in (TESTS_DIR / '.kunitconfig').read_text().splitlines()
             if ln.startswith('CONFIG_') and ln.endswith('=y')]
+
+
+def _dated(patch: Path) -> bool:
+    """The mail has a Date: header git am can read (RFC 2822)."""
+    m = re.search(r'^Date: (.*)$', patch.read_text(), re.M)
+    try:
+        return bool(m and email.utils.parsedate_to_datetime(m.group(1)))
+    except (TypeError, ValueError):
+        return False
 
 
 def _body(patch: Path) -> str:

@@ -139,3 +139,13 @@ def test_builds_fails_on_a_w1_warning(tmp_path: Path, monkeypatch: pytest.Monkey
                 '[-Wmissing-prototypes]\n')
     found = uc.check_builds(b, 'net', patch, ['net/core/skbuff.c'], [])
     assert found.status is Status.FAIL and 'missing-prototypes' in found.detail
+
+
+def test_a_stored_patch_git_am_cannot_date_is_caught(tmp_path: Path) -> None:
+    """kernel-patches/net-next/ once said "Date: (set when exported)": git am
+    refused every patch ("invalid date format") while the bodies matched."""
+    good = tmp_path / 'good.patch'
+    good.write_text('From 0 Mon Sep 17 00:00:00 2001\nDate: Mon, 7 Dec 2026 04:36:12 +0000\n')
+    bad = tmp_path / 'bad.patch'
+    bad.write_text('From 0 Mon Sep 17 00:00:00 2001\nDate: (set when exported)\n')
+    assert uc._dated(good) and not uc._dated(bad)
