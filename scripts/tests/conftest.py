@@ -8,7 +8,7 @@ import sys
 import textwrap
 from pathlib import Path
 from types import ModuleType
-from typing import Iterator
+from typing import Iterable, Iterator, List
 
 import pytest
 
@@ -149,3 +149,25 @@ def cache_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path
     root = tmp_path / 'cache'
     monkeypatch.setenv('RXALIGN_CACHE', str(root))
     yield root
+
+
+@pytest.fixture
+def package_checks(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> List[str]:
+    """No apt: every package check run-kunit makes is recorded; the fake tree
+    takes no kernel series, only the fixture's kunit-tests, and boots to a
+    passing KTAP."""
+    from rxalign import deps, report_main, run_kunit
+    import faults
+    calls: List[str] = []
+
+    def record(pkgs: Iterable[str], log: object = None) -> List[str]:
+        calls.extend(pkgs)
+        return []
+    monkeypatch.setattr(deps, 'missing_packages', record)
+    monkeypatch.setattr(deps, 'check_arch_tools', lambda arch: None)
+    (tmp_path / 'no-series').mkdir()
+    monkeypatch.setattr(run_kunit, 'SERIES_DIR', tmp_path / 'no-series')
+    monkeypatch.setattr(run_kunit, 'TESTS_DIR', faults.FIXTURES / 'kunit-tests')
+    monkeypatch.setattr(report_main, 'TESTS_DIR', faults.FIXTURES / 'kunit-tests')
+    monkeypatch.setenv('RXALIGN_FAKE_KTAP', str(faults.path('pass')))
+    return calls

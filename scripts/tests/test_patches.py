@@ -110,23 +110,6 @@ def test_what_holds_no_patch_is_refused_naming_it(tmp_path: Path, what: str, sai
 
 # ---- run-kunit on the fake tree ----
 
-@pytest.fixture
-def package_checks(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> List[str]:
-    """No apt (each package check recorded), and no kernel series."""
-    calls: List[str] = []
-
-    def record(pkgs: Iterable[str], log: object = None) -> List[str]:
-        calls.extend(pkgs)
-        return []
-    monkeypatch.setattr(deps, 'missing_packages', record)
-    monkeypatch.setattr(deps, 'check_arch_tools', lambda arch: None)
-    (tmp_path / 'no-series').mkdir()
-    monkeypatch.setattr(run_kunit, 'SERIES_DIR', tmp_path / 'no-series')
-    monkeypatch.setattr(run_kunit, 'TESTS_DIR', faults.FIXTURES / 'kunit-tests')
-    monkeypatch.setenv('RXALIGN_FAKE_KTAP', str(faults.path('pass')))
-    return calls
-
-
 def subjects(cache_root: Path) -> List[str]:
     t = next(cache_root.glob('trees/*'))
     return subprocess.run(['git', '-C', str(t), 'log', '--format=%s', 'pristine..'],

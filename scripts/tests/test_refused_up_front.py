@@ -25,23 +25,6 @@ SCRIPTS = Path(__file__).resolve().parents[1]
 PAIR = faults.FIXTURES / 'baseline'
 
 
-@pytest.fixture
-def package_checks(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> List[str]:
-    """Every package check run-kunit makes, recorded; the fake tree needs no series."""
-    calls: List[str] = []
-
-    def record(pkgs: Iterable[str], log: object = None) -> List[str]:
-        calls.extend(pkgs)
-        return []
-    monkeypatch.setattr(deps, 'missing_packages', record)
-    monkeypatch.setattr(deps, 'check_arch_tools', lambda arch: None)
-    (tmp_path / 'no-series').mkdir()
-    monkeypatch.setattr(run_kunit, 'SERIES_DIR', tmp_path / 'no-series')
-    monkeypatch.setattr(run_kunit, 'TESTS_DIR', faults.FIXTURES / 'kunit-tests')
-    monkeypatch.setattr(report_main, 'TESTS_DIR', faults.FIXTURES / 'kunit-tests')
-    return calls
-
-
 def fake_apt(tmp_path: Path) -> Path:
     """dpkg-query and apt-get that only write down that they were called."""
     bin_dir = tmp_path / 'apt-bin'
