@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
-from typing import Iterable, List
+from typing import List
 
 import pytest
 
-from rxalign import deps, kernels, patches, run_kunit, series, tree
+from rxalign import kernels, patches, run_kunit, series, tree
 from rxalign.cache import Cache
 from rxalign.exitcodes import Exit, HarnessError
 

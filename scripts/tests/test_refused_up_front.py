@@ -11,11 +11,11 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Iterable, List
+from typing import List
 
 import pytest
 
-from rxalign import deps, report_main, run_kunit
+from rxalign import report_main, run_kunit
 from rxalign.cache import Cache, Lock
 from rxalign.exitcodes import Exit
 
