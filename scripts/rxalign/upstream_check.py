@@ -6,9 +6,11 @@ git worktree of the pristine tree the series names as its base:
   applies       git am of each patch, in order, onto the base alone
   checkpatch    --strict --max-line-length=80 --codespell, as netdev runs it
   builds        each patch alone: the objects of the C files it touches,
-                make W=1, on one arch (x86_64, or the series' build_arch);
-                a file the arch cannot build is a skip with the reason
-  kernel-doc    -none -Wall on the C files and headers each patch touches
+                make W=1, on x86_64 as netdev's build checks do (with
+                KUnit on); a file x86_64 cannot build is a skip with the
+                reason
+  kernel-doc    -none -Wall on the C files and headers each patch
+                touches: the warnings it adds
   fixes         every Fixes: id and subject as mail.toml records them,
                 and every record used
   cc            the mail export-series writes names in To:/Cc: everyone
@@ -35,7 +37,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from . import arches, checkpatch_policy, deps, kernels, kunit_patches, mail, series, tree
 from .cache import Cache, Lock, default_root
@@ -118,17 +120,35 @@ def check_checkpatch(worktree: Path, name: str, patch: Path) -> Finding:
                    f'ignoring {", ".join(keep)}' if keep else '')
 
 
-def check_kernel_doc(worktree: Path, name: str, patch: Path, files: List[str]) -> Finding:
+def kernel_doc_warnings(worktree: Path, files: Sequence[str]) -> Set[str]:
+    """kernel-doc -Wall's warnings on the C files and headers of @files that
+    exist, without line numbers, so that the same warning before and after a
+    patch that moves it is the same."""
     sources = [f for f in files if f.endswith(('.c', '.h')) and (worktree / f).is_file()]
     if not sources:
-        return Finding(name, patch.name, 'kernel-doc', Status.SKIP, 'no C file or header')
+        return set()
     proc = subprocess.run(['scripts/kernel-doc', '-none', '-Wall', *sources], cwd=worktree,
                           capture_output=True, text=True, check=False)
-    out = (proc.stdout + proc.stderr).strip()
-    if proc.returncode != 0 or 'warning' in out.lower() or 'error' in out.lower():
-        return Finding(name, patch.name, 'kernel-doc', Status.FAIL, out.splitlines()[0]
-                       if out else f'exit {proc.returncode}')
-    return Finding(name, patch.name, 'kernel-doc', Status.PASS, f'{len(sources)} file(s)')
+    lines = (proc.stdout + proc.stderr).strip().splitlines()
+    if proc.returncode != 0 and not lines:
+        lines = [f'kernel-doc exited {proc.returncode}']
+    return {re.sub(r'^((?:Warning|warning|error): )?(\S+?):\d+', r'\1\2', ln) for ln in lines
+            if re.search(r'warning|error|exited', ln, re.I)}
+
+
+def check_kernel_doc(worktree: Path, name: str, patch: Path, files: List[str],
+                     before: Set[str]) -> Finding:
+    """As netdev's kdoc check: the warnings the patch adds to the files it
+    touches (@before: those files' warnings without the patch)."""
+    if not any(f.endswith(('.c', '.h')) and (worktree / f).is_file() for f in files):
+        return Finding(name, patch.name, 'kernel-doc', Status.SKIP, 'no C file or header')
+    new = sorted(kernel_doc_warnings(worktree, files) - before)
+    if new:
+        return Finding(name, patch.name, 'kernel-doc', Status.FAIL,
+                       f'{len(new)} new: {new[0]}')
+    return Finding(name, patch.name, 'kernel-doc', Status.PASS,
+                   f'no new warning ({len(before)} there before)' if before else
+                   'no warning')
 
 
 def check_fixes(name: str, plan: mail.MailPlan, texts: Dict[str, str]) -> List[Finding]:
@@ -238,6 +258,11 @@ class Builder:
         return None
 
 
+def _srcarch(arch: arches.Arch) -> str:
+    """The arch/ directory of @arch's sources (kbuild's SRCARCH)."""
+    return 'x86' if arch.kunit_arch in ('x86_64', 'i386') else arch.kunit_arch
+
+
 def _symbols(src: Path, files: Sequence[str]) -> Dict[str, Optional[str]]:
     return {f: kconfig_symbol(src, f) for f in files}
 
@@ -255,7 +280,10 @@ def check_builds(b: Builder, name: str, patch: Path, files: List[str],
     config = (b.build / '.config').read_text()
     built, skipped, failed = [], [], []
     for f, sym in symbols.items():
-        if not sym:
+        other_arch = re.match(r'arch/([^/]+)/', f)
+        if other_arch and other_arch.group(1) != _srcarch(b.arch):
+            skipped.append(f'{f} ({other_arch.group(1)}\'s, not {b.arch.name}\'s)')
+        elif not sym:
             skipped.append(f'{f} (no Makefile line builds it)')
         elif sym != BUILTIN and not re.search(rf'^CONFIG_{sym}=[ym]$', config, re.M):
             skipped.append(f'{f} (CONFIG_{sym} cannot be enabled on {b.arch.name})')
@@ -304,15 +332,17 @@ def check_series(s: series.Series, worktree: Path, builder: Optional[Builder],
     texts = {p.name: p.read_text() for p in patches}
     kunit_patches.reset(worktree)
     for p in patches:
+        files = touched(texts[p.name])
+        kdoc_before = kernel_doc_warnings(worktree, files)
         applied = check_applies(worktree, s.name, p)
         findings.append(applied)
         if applied.status is not Status.PASS:
             break
-        files = touched(texts[p.name])
         findings.append(check_checkpatch(worktree, s.name, p))
-        findings.append(check_kernel_doc(worktree, s.name, p, files))
+        findings.append(check_kernel_doc(worktree, s.name, p, files, kdoc_before))
         if builder:
-            extra = _kunitconfig_symbols() if s.tests_dir else []
+            # KUnit: a test file's symbol depends on it (net_test.c's NET_TEST)
+            extra = ['KUNIT', *(_kunitconfig_symbols() if s.tests_dir else [])]
             findings.append(check_builds(builder, s.name, p, files, extra))
     findings += check_fixes(s.name, plan, texts)
     mails = _export(plan, patches, worktree)
@@ -350,13 +380,19 @@ def _export(plan: mail.MailPlan, patches: Sequence[Path], worktree: Path) -> Dic
     return mail.mails_for(plan, list(patches), worktree, m.group(1), m.group(2))
 
 
+def _checked(s: series.Series) -> bool:
+    """Every series mailed from the newest kernel's tree: the fixes, the tests,
+    and the tree fixes, which go to their lists one by one."""
+    return (s.mailed or s.role is series.Role.TREE_FIX) and s.only_on in ((), None)
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0],
                                 epilog='exit status: 0 every check passed, 1 a check failed, '
                                        '2 usage, 3 the tree could not be prepared, '
                                        '4 environment')
     p.add_argument('series', nargs='*', help='which series (default: every mailed one: '
-                   f'{", ".join(s.name for s in series.SERIES if s.mailed)})')
+                   f'{", ".join(s.name for s in series.SERIES if _checked(s))})')
     p.add_argument('--no-build', action='store_true', help='leave out the per-patch builds')
     p.add_argument('--jobs', type=int, default=2, help='make -j (default: 2)')
     return p
@@ -366,7 +402,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser().parse_args(sys.argv[1:] if argv is None else argv)
 
     def run() -> int:
-        chosen = [s for s in series.SERIES if s.mailed and s.only_on in ((), None)]
+        chosen = [s for s in series.SERIES if _checked(s)]
         unknown = [n for n in args.series if n not in series.BY_NAME]
         if unknown:
             raise HarnessError(Exit.USAGE, f'unknown series {", ".join(unknown)}; known: '

@@ -149,3 +149,44 @@ def test_a_stored_patch_git_am_cannot_date_is_caught(tmp_path: Path) -> None:
     bad = tmp_path / 'bad.patch'
     bad.write_text('From 0 Mon Sep 17 00:00:00 2001\nDate: (set when exported)\n')
     assert uc._dated(good) and not uc._dated(bad)
+
+
+def _kernel_doc_says(tree: Path, *lines: str) -> None:
+    script = tree / 'scripts' / 'kernel-doc'
+    script.parent.mkdir(exist_ok=True)
+    script.write_text('#!/bin/sh\ncat >&2 <<"EOF"\n' + ''.join(f'{ln}\n' for ln in lines) + 'EOF\n')
+    script.chmod(0o755)
+
+
+def test_kernel_doc_fails_only_what_the_patch_adds(tmp_path: Path) -> None:
+    """net/0001 touches net/core/skbuff.c, whose __build_skb has lacked a
+    return description since before the series: that failed the patch.
+    netdev's kdoc check counts the warnings a patch adds."""
+    (tmp_path / 'net').mkdir()
+    (tmp_path / 'net' / 'x.c').write_text('int x;\n')
+    patch = tmp_path / '0001-x.patch'
+    _kernel_doc_says(tmp_path, "Warning: net/x.c:490 No description found for return value of 'f'")
+    before = uc.kernel_doc_warnings(tmp_path, ['net/x.c'])
+    # the patch moved the old warning down by 12 lines
+    _kernel_doc_says(tmp_path, "Warning: net/x.c:502 No description found for return value of 'f'")
+    assert uc.check_kernel_doc(tmp_path, 'net', patch, ['net/x.c'], before).status is Status.PASS
+    _kernel_doc_says(tmp_path, "Warning: net/x.c:502 No description found for return value of 'f'",
+                     "Warning: net/x.c:530 function parameter 'pool' not described in 'g'")
+    found = uc.check_kernel_doc(tmp_path, 'net', patch, ['net/x.c'], before)
+    assert found.status is Status.FAIL and "'pool' not described" in found.detail
+
+
+def test_a_file_of_another_arch_is_a_skip_not_a_build(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """tree-fixes/0001 touches arch/alpha/mm/fault.c, an obj-y file: the x86_64
+    build dir was asked to build it and failed the patch."""
+    monkeypatch.setattr(uc, 'kconfig_symbol', lambda src, f: BUILTIN)
+    from rxalign import arches
+    b = _CannedBuilder(arches.select('x86_64')[0], tmp_path, tmp_path, tmp_path / 'log', 1, {})
+    b.output = 'arch/alpha/mm/fault.c:43:1: error: no previous prototype\n'
+    found = uc.check_builds(b, 'tree-fixes', tmp_path / '0001-x.patch',
+                            ['arch/alpha/mm/fault.c'], [])
+    assert found.status is Status.SKIP and "alpha's, not x86_64's" in found.detail
+    b.output = ''
+    assert uc.check_builds(b, 'x', tmp_path / '0001-x.patch', ['arch/x86/kernel/x.c'],
+                           []).status is Status.PASS
