@@ -358,3 +358,17 @@ def test_list_arches_names_the_drivers(capsys: pytest.CaptureFixture[str]) -> No
     rows = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}
     assert 'hme (sunhme), virtio_net (virtio-net-pci), e1000, tulip' in rows['sparc64']
     assert '8139cp (rtl8139)' in rows['x86_64'] and 'e100 (i82559er)' in rows['x86_64']
+
+
+def test_every_nic_is_named_by_the_address_its_driver_reads() -> None:
+    """sun4u's hme reads the IDPROM's address, not QEMU's mac=: the drivers
+    suite was told 52:54:00:12:34:01, found no such device, and the sparc64
+    boards failed rx_drivers_bound ("3 of the 4 NICs named came up")."""
+    for a in arches.ARCHES:
+        macs = a.nic_macs()
+        assert len(set(macs)) == len(macs), a.name
+        assert a.BYSTANDER_MAC not in macs, a.name
+        for nic, mac in zip(a.nics, macs):
+            assert mac == (nic.machine_mac or mac)
+    sparc = arches.BY_NAME['sparc64']
+    assert sparc.nic_macs()[sparc.nics.index(arches.SUNHME)] == '52:54:00:12:34:56'
