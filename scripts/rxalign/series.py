@@ -94,6 +94,12 @@ SERIES: Tuple[Series, ...] = (
     # frame the list's arches missed: an orphaned driver's cost, net-next
     Series('net-next-tulip', 'net-next: tulip copies every frame where unaligned loads are '
            'not cheap (one patch, no cover letter)'),
+    # virtio_net's in-place receive modes: a cost where NET_IP_ALIGN is 2
+    # (fixups, no crash), so net-next; not backported to 6.1, where no
+    # driver run is made
+    Series('net-next-virtio', 'net-next: virtio_net keeps the IP header aligned in mergeable '
+           'buffers under XDP and in a legacy device\'s small buffers',
+           only_on=('6.12', '7.3')),
     Series('net-next', 'net-next: the KUnit suites', Role.TESTS),
     # what the tests need of an older kernel's API: for-<kernel>/ only
     Series('tests-compat', 'nobody: the KUnit tests adapted to an older kernel\'s API, to run '

@@ -131,9 +131,14 @@ def test_tree_fixes_come_first_and_say_why() -> None:
     tree only; each patch is git format-patch output with a stable-style
     message: the upstream commit it backports, or why none exists."""
     layers = series.layers()
-    assert [layer.name for layer in layers] == ['tree-fixes', 'net', 'net-next-sonic',
-                                                'net-next-tulip', 'net-next', 'tests-compat',
-                                                'coccinelle', 'drivers-rfc']
+    names = [layer.name for layer in layers]
+    roles = [series.BY_NAME[n].role for n in names]
+    # the tree must build first; the fixes to net and net-next before the
+    # tests, which may need them; the compat patch right after the tests
+    assert roles[0] is series.Role.TREE_FIX and roles.count(series.Role.TREE_FIX) == 1
+    tests = roles.index(series.Role.TESTS)
+    assert names[tests] == 'net-next' and roles[tests + 1] is series.Role.TESTS_COMPAT
+    assert 'net' in names[:tests] and 'net-next-virtio' in names[:tests]
     fixes = list(series.BY_NAME['tree-fixes'].patches())
     assert fixes and list(layers[0].patches) == fixes
     assert not set(fixes) & set(series.mailed_patches())
@@ -203,7 +208,9 @@ def test_a_user_tree_takes_the_fixes_where_needed_and_the_tests_strictly() -> No
     where_needed and tests-compat was Debian's trees only: no patch on a --tree."""
     user = series.layers(kernels.BY_NAME['6.12'], debian=False)
     assert [layer.name for layer in user if layer.where_needed] == \
-        ['net', 'net-next-sonic', 'net-next-tulip', 'coccinelle', 'drivers-rfc']
+        [s.name for s in series.SERIES if s.role is series.Role.FIX]
+    assert {'net', 'net-next-virtio', 'drivers-rfc'} <= \
+        {layer.name for layer in user if layer.where_needed}
     compat = next(layer for layer in user if layer.name == 'tests-compat')
     assert compat.patches == series.BY_NAME['tests-compat'].patches(kernels.BY_NAME['6.12'])
     assert compat.patches and not compat.where_needed
