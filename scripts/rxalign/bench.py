@@ -35,7 +35,8 @@ from .cache import Cache
 from .cli import run_main
 from .declared import expected_suites, run_suites, suite_glob
 from .exitcodes import Exit, HarnessError
-from .kunit_driver import RunSettings, load_kunit_parser, run_arch
+from .arch_plan import RunSettings
+from .kunit_driver import load_kunit_parser, run_arch
 from .paths import KUNITCONFIG, TESTS_DIR
 from .results import ArchRun, Verdict
 from .verdict import judge

@@ -25,7 +25,8 @@ from .declared import (declared_cases, expected_suites, module_functions, read_c
                        run_suites, suite_glob)
 from .exitcodes import Exit, HarnessError, epilog
 from .fmt import seconds as fmt_seconds
-from .kunit_driver import RunSettings, load_kunit_parser, run_arch
+from .arch_plan import RunSettings
+from .kunit_driver import load_kunit_parser, run_arch
 from .kconfig import Profile
 from .paths import SERIES_DIR, TESTS_DIR
 from .results import ArchStatus, Problem, ProblemKind, Results, RunMeta, Verdict
