@@ -34,7 +34,8 @@ from .fmt import seconds as fmt_seconds
 from .live import SuiteProgress
 from .kconfig import defined_here, kernel_kconfig, tree_symbols
 from .paths import KMEMLEAK_INIT
-from .procs import Unfinished, bounded, group_members
+from .procs import bounded, group_members
+from .ktap_log import KtapLog
 from .results import ArchRun
 from .build_env import build_env
 from .toolchains import Toolchain, env_for
@@ -177,19 +178,17 @@ def load_kunit_parser(kunit_tools: Path) -> ModuleType:
     return parser
 
 
-def write_kunit_json(tree: Path, ktap: Path, out: Path, arch: Arch, build_dir: Path) -> None:
-    """kunit.json, by kunit.py's own writer: exec runs with --raw_output=all (so the
-    console can be watched as it comes), which makes kunit.py skip its --json."""
-    tools = tree / 'tools/testing/kunit'
-    parser = load_kunit_parser(tools)
-    kunit_json = kunit_tool(tools, 'kunit_json')
-    try:
-        test = parser.parse_run_tests(ktap.read_text(errors='replace').splitlines())
-    except Unfinished:
-        return      # the verdict says why the log cannot be read
+def write_kunit_json(tree: Path, ktap: KtapLog, out: Path, arch: Arch, build_dir: Path) -> None:
+    """kunit.json, by kunit.py's own writer, from the parse the verdict read: exec
+    runs with --raw_output=all (so the console can be watched as it comes),
+    which makes kunit.py skip its --json. None where the parser did not finish
+    (the verdict says why the log cannot be read)."""
+    if ktap.root is None:
+        return
+    kunit_json = kunit_tool(tree / 'tools/testing/kunit', 'kunit_json')
     meta = kunit_json.Metadata(arch=arch.kunit_arch, build_dir=str(build_dir),
                                def_config='kunit_defconfig')
-    out.write_text(kunit_json.get_json_result(test=test, metadata=meta))
+    out.write_text(kunit_json.get_json_result(test=ktap.root, metadata=meta))
 
 
 def kunit_tool(kunit_tools: Path, name: str) -> ModuleType:
@@ -407,7 +406,7 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
     build_log = out_dir / 'build.log'
     build_log.write_text('')
     result = ArchRun(arch=arch.name, build_log=build_log, kmemleak=p.kmemleak,
-                     config=build_dir / '.config')
+                     build_dir=build_dir)
 
     initramfs = kmemleak_initramfs(build_dir) if p.kmemleak else []
     lines, gone = defined_here(kernel_kconfig(arch, s.profile), tree_symbols(s.tree))
@@ -483,9 +482,6 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
             result.timed_out = killed or bool(watch and watch.stopped == 'timeout')
             if watch and watch.stopped == 'idle':
                 result.hung = int(watch.idle)
-            if result.ktap_log:
-                write_kunit_json(s.tree, result.ktap_log, out_dir / 'kunit.json', arch,
-                                 build_dir)
             break
         if rc != 0:
             result.phase_failed = name

@@ -344,8 +344,13 @@ class ArchRun:
     ktap_log: Optional[Path] = None
     build_log: Optional[Path] = None
     kmemleak: bool = False               # /init scans for leaks after the suites
-    config: Optional[Path] = None        # the .config the kernel was built with
+    build_dir: Optional[Path] = None     # kunit.py's: the .config, the kernel
     reused: bool = False                 # the build stamp matched: neither configured nor built
+
+    @property
+    def config(self) -> Optional[Path]:
+        """The .config the kernel was built with."""
+        return self.build_dir / '.config' if self.build_dir else None
 
 
 class ProblemKind(str, enum.Enum):

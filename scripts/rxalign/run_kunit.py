@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from . import (arches, baseline, deps, fmt, kernels, known_failures, outdir, patches, report,
-               series, tables, toolchains, tree)
+from . import (arches, baseline, deps, fmt, kernels, known_failures, ktap_log, outdir, patches,
+               report, series, tables, toolchains, tree)
 from .cache import Cache, Lock, default_root
 from .cli import deferred, interruptible, run_main
 from .declared import (declared_cases, expected_suites, module_functions, read_config,
@@ -26,7 +26,7 @@ from .declared import (declared_cases, expected_suites, module_functions, read_c
 from .exitcodes import Exit, HarnessError, epilog
 from .fmt import seconds as fmt_seconds
 from .arch_plan import RunSettings
-from .kunit_driver import load_kunit_parser, run_arch
+from .kunit_driver import load_kunit_parser, run_arch, write_kunit_json
 from .kconfig import Profile
 from .paths import SERIES_DIR, TESTS_DIR
 from .results import ArchStatus, Problem, ProblemKind, Results, RunMeta, Verdict
@@ -412,8 +412,13 @@ def run_arches(plan: Plan, problems: Dict[str, HarnessError], settings: RunSetti
                     # the verdict names the logs where they will be
                     suites = expected_suites(built_tests, config)
                     declared = {s: suites[s] for s in run_suites(suites, settings.drivers)}
+                    # parsed once: the verdict and kunit.json read the one tree
+                    ktap = ktap_log.read(result.ktap_log, parser) if result.ktap_log else None
                     v = judge(result, declared, parser,
-                              settings.timeout, ours, logs_in=plan.out / a.name)
+                              settings.timeout, ours, logs_in=plan.out / a.name, ktap=ktap)
+                    if ktap and result.build_dir:
+                        write_kunit_json(settings.tree, ktap, partial / a.name / 'kunit.json',
+                                         a, result.build_dir)
             v.toolchain = settings.toolchain(a).describe(a)
             show(f'toolchain {v.toolchain}')
             known_failures.apply(v, plan.known)

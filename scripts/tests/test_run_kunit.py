@@ -66,6 +66,27 @@ def test_pass_writes_results(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Cap
     assert not leftovers(out)
 
 
+def test_each_log_is_parsed_once_for_the_verdict_and_kunit_json(
+        monkeypatch: pytest.MonkeyPatch, fake_tree: Path, cache_root: Path,
+        tmp_path: Path) -> None:
+    """Issue 43.3: kunit_parser read each console log twice, for kunit.json
+    (run_arch) and for the verdict (judge), each parse in a child process of
+    its own; now once, and kunit.json is written from that parse. Seen
+    failing on the code before: two parses of the one log."""
+    parses: List[int] = []
+    real = procs.bounded
+
+    def counted(fn: Any, *args: Any, **kwargs: Any) -> Any:
+        parses.append(len(args[0]))
+        return real(fn, *args, **kwargs)
+    monkeypatch.setattr(kunit_driver, 'bounded', counted)
+    out = tmp_path / 'out'
+    assert run(monkeypatch, fake_tree, out, 'pass') == Exit.OK
+    assert len(parses) == 1, parses
+    suites = json.loads((out / 'x86_64/kunit.json').read_text())['sub_groups']
+    assert [g['name'] for g in suites][:2] == ['net_rx_align_policy', 'net_rx_align_alloc']
+
+
 @pytest.mark.parametrize('ktap, mode, status, words', [
     ('fail', 'fail', Exit.TEST_FAILED, ['1 failed', 'napi_alloc_skb len=60']),
     ('panic_mid_suite', 'fail', Exit.INFRA, ['Kernel panic', 'ktap.log']),
