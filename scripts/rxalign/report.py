@@ -19,7 +19,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from . import baseline, fmt, ktap_index, report_html, tables
+from . import baseline, console, fmt, ktap_index, report_html, tables
 from .exitcodes import Exit, HarnessError
 from .report_html import Links
 from .results import (ArchStatus, Case, CaseStatus, FrameVerdict, Problem, ProblemKind,
@@ -545,6 +545,15 @@ def relative_logs(data: Dict[str, Any], results: Results, out_dir: Path,
     return data
 
 
+def log_index(path: Path) -> ktap_index.Index:
+    """Where the cases are in a saved ktap.log, for results that did not keep it
+    (format 3 and older): the walk that judges a log, again; empty without one."""
+    try:
+        return console.read(path.read_text(errors='replace').splitlines()).index
+    except OSError:
+        return ktap_index.Index()
+
+
 def write_all(out_dir: Path, results: Results, with_results: bool = True,
               homes: Optional[Mapping[str, Path]] = None,
               comparison: Optional[baseline.Comparison] = None) -> None:
@@ -560,8 +569,9 @@ def write_all(out_dir: Path, results: Results, with_results: bool = True,
         data = relative_logs(results.to_json(), results, out_dir, homes)
         atomic_write(out_dir / 'results.json', json.dumps(data, indent=1) + '\n')
     links = log_links(results, out_dir, homes)
-    index = {arch: ktap_index.read((homes or {}).get(arch, out_dir) / arch / 'ktap.log')
-             for arch in results.arches}
+    index = {arch: v.index if v.index is not None
+             else log_index((homes or {}).get(arch, out_dir) / arch / 'ktap.log')
+             for arch, v in results.arches.items()}
     atomic_write(out_dir / 'report.md', markdown(results, links, index, comparison))
     atomic_write(out_dir / 'report.html',
                  report_html.page(results, links, index, comparison))

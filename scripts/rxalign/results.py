@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 from .exitcodes import Exit
+from .ktap_index import Index
 
 
 class CaseStatus(str, enum.Enum):
@@ -432,6 +433,9 @@ class Verdict:
     declared: Dict[str, List[str]] = dataclasses.field(default_factory=dict)
     reused: bool = False        # not configured or built: an earlier build of the same inputs
     toolchain: str = ''         # what built and booted it: toolchains.Toolchain.describe()
+    # where each case is in ktap.log, from the walk that judged it; None:
+    # results of format 3 or older, or no console log was read
+    index: Optional[Index] = None
 
     @property
     def problem(self) -> Optional[Problem]:
@@ -489,7 +493,8 @@ class Verdict:
                 'frames': [f.to_json() for f in self.frames],
                 'frames_malformed': [m.to_json() for m in self.malformed_frames],
                 'declared': self.declared, 'reused': self.reused,
-                'toolchain': self.toolchain}
+                'toolchain': self.toolchain,
+                'index': self.index.to_json() if self.index else None}
 
     @classmethod
     def from_json(cls, data: Any, where: str, version: int = 3) -> 'Verdict':
@@ -512,6 +517,8 @@ class Verdict:
         v.frames = [Frame.from_json(f, f'{where}: frames') for f in _list(d, 'frames', where)]
         v.malformed_frames = [MalformedFrame.from_json(m, f'{where}: frames_malformed')
                               for m in _list(d, 'frames_malformed', where)]
+        if d.get('index') is not None:
+            v.index = Index.from_json(d['index'], where)
         if 'problems' in d or version >= 3:
             # what kept the results from being complete: a list, even when empty
             # (format 3 always has it; the first files of format 2 had `problem`)
@@ -672,10 +679,11 @@ class RunMeta:
 
 # The layout of results.json: 2 has `format` and each arch's `problem`; 3 a
 # case's kernel `report`, which no known-failure rule excuses (a reader of 2
-# would), and the run's `kernel`; a file without `format` is 1 (older
-# run-kunit). Any other is refused.
-RESULTS_FORMAT = 3
-KNOWN_FORMATS = (1, 2, RESULTS_FORMAT)
+# would), and the run's `kernel`; 4 each arch's `index` (where its cases are
+# in ktap.log: a reader of 3 walks the log for it); a file without `format`
+# is 1 (older run-kunit). Any other is refused.
+RESULTS_FORMAT = 4
+KNOWN_FORMATS = (1, 2, 3, RESULTS_FORMAT)
 
 
 class UnknownFormat(ValueError):

@@ -3,7 +3,7 @@
 kunit_parser gives the cases (one parse, ktap_log.py, which kunit.json is
 written from too); console.read() gives, in one walk over the same lines,
 what the parser drops (skip reasons, facts, measured frames, kernel
-reports, crashes, the kmemleak scan);
+reports, crashes, the kmemleak scan, where each case is in the log);
 judge() puts them together and lists what kept the results from being
 complete (the run's Problems, each found on its own evidence, none ranked
 here).  results.decide() is the one place that ranks them and turns a
@@ -165,6 +165,7 @@ def judge(run: ArchRun, expected: Dict[str, List[str]], parser: ModuleType,
     raw = ktap.lines
     ktap_file = v.logs.get('ktap', f'the {run.arch} results directory')
     con = console.read(raw)
+    v.index = con.index
     v.facts = con.facts
     v.frames, v.malformed_frames = con.frames, con.malformed_frames
     root = ktap.root

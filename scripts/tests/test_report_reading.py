@@ -122,3 +122,23 @@ def test_a_crash_shows_its_backtrace(parser: ModuleType, tmp_path: Path) -> None
         text.endswith('Kernel panic - not syncing: Fatal exception in interrupt')
     md = (d / 'report.md').read_text()
     assert '```\nBUG: kernel NULL pointer dereference, address: 0000000000000008\n' in md
+
+
+def test_where_the_cases_are_is_kept_from_the_walk_that_judged_them(
+        parser: ModuleType, tmp_path: Path) -> None:
+    """Issue 43.3: the reports walked each ktap.log again (ktap_index), naming
+    its cases by hand, to find each case's lines and the crash; the walk that
+    judged the log keeps them in results.json, and a report regenerated from
+    it reads them there. Seen failing on the code before: with the saved log
+    emptied after the run, the regenerated report lost the crash and every
+    case's lines."""
+    d = results_dir(parser, tmp_path / 'r', ARCHES[2:])
+    first = (d / 'report.md').read_text()
+    (d / 'powerpc' / 'ktap.log').write_text('')
+    again = tmp_path / 'again'
+    assert report_main.main(['--out', str(again), str(d)]) == Exit.INFRA
+    md = (again / 'report.md').read_text()
+    crash = re.search(r'The crash, \[ktap.log:(\d+-\d+)\]', md)
+    assert crash and f'ktap.log:{crash.group(1)}' in first
+    spans = re.findall(r'\| \[(\d+(?:-\d+)?)\]\(', md)
+    assert spans and spans == re.findall(r'\| \[(\d+(?:-\d+)?)\]\(', first)
