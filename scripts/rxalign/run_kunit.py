@@ -325,12 +325,11 @@ def check_patches_early(plan: Plan) -> None:
 
 
 def tree_label(base: tree.Base, layers: List[tree.Layer], given: List[patches.Given],
-               skipped: Sequence[tree.PatchOutcome] = ()) -> str:
+               run: Sequence[arches.Arch], skipped: Sequence[tree.PatchOutcome] = ()) -> str:
     """What the run tested, for humans and reports: the base, the fixes Debian's
-    tree took (nothing hidden), the series on it, the fixes a --tree did not
-    take and why, and --patches by name."""
-    fixes = [p.name for p in layers[0].patches]
-    return (base.label + ''.join(f' + tree fix {f.removesuffix(".patch")}' for f in fixes)
+    tree took (those for the arches @run by subject, the others counted), the
+    series on it, the fixes a --tree did not take and why, and --patches by name."""
+    return (base.label + series.fixes_label(layers[0].patches, run)
             + f' + series {series.describe_layers(layers[1:len(series.SERIES)], skipped)}'
             + ''.join(f' + skipped {o.describe()}' for o in skipped)
             + (f' + --patches {patches.title(given)}' if given else ''))
@@ -345,7 +344,7 @@ def prepare_tree(plan: Plan, cache: Cache, ours: List[Path]) -> ReadyTree:
     if plan.user_tree:
         say(f'--tree is kernel {plan.version or "? (its Makefile does not say)"}: the series '
             f'for {plan.kernel.name}, each fix where it applies and is not in the tree already')
-    say(f'tree: {tree_label(base, layers, plan.patches)}')
+    say(f'tree: {tree_label(base, layers, plan.patches, plan.arches)}')
     for g in plan.patches:
         if g.left_out:
             say(f'--patches {g.path}: left out, mails without a diff: {"; ".join(g.left_out)}')
@@ -355,11 +354,12 @@ def prepare_tree(plan: Plan, cache: Cache, ours: List[Path]) -> ReadyTree:
         if e.status != Exit.PATCH or not e.message.startswith('--patches '):
             raise       # not one of --patches (a patch of our series names its directory)
         raise HarnessError(Exit.PATCH, f'{e.message}: it must apply on '
-                           f'{tree_label(base, layers, [])} (run-kunit --help, --patches)') from None
+                           f'{tree_label(base, layers, [], plan.arches)} (run-kunit --help, --patches)') from None
     say(f'tree ready: {prepared.path} at {prepared.head[:12]}'
         + (' (unchanged)' if prepared.reused else ''))
     return ReadyTree(prepared=prepared, base=base, layers=layers + extra_layer(plan),
-                     label=tree_label(base, layers, plan.patches, prepared.skipped))
+                     label=tree_label(base, layers, plan.patches, plan.arches,
+                                           prepared.skipped))
 
 
 def run_settings(plan: Plan, ready: ReadyTree, cache: Cache, lock: Lock,
