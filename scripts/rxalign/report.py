@@ -163,6 +163,10 @@ def _md_measured(results: Results, comparison: Optional[baseline.Comparison]) ->
            'bytes (frame lengths when they differ). Each arch wants the IP header '
            '(NET_IP_ALIGN + 14) % 4 past a 4-byte boundary, its NET_IP_ALIGN named in the '
            'column head; ✗ marks a frame whose IP header is not there.', '']
+    empty = tables.without_results(results)
+    if empty:
+        out += ['Not in the grids, with no results: '
+                + '; '.join(f'{a} ({_md(why)})' for a, why in empty.items()), '']
     if paths:
         out += ['### Receive paths', ''] + _md_grid(paths, results, comparison)
     if drivers:
@@ -236,23 +240,27 @@ def _md_every_case(results: Results, links: Links, index: Mapping[str, ktap_inde
             continue
         spans = index[arch].cases if arch in index else {}
         log = links.get(arch, {}).get('ktap.log', '')
+        timed = tables.timed(v, spans)
+        heads = ['case', 'parameter', 'status'] + (['time'] if timed else []) + \
+            ['ktap.log', 'change']
         out += [f'<details><summary>{arch}: {len(v.cases)} cases'
                 + (f', {len(v.missing)} missing' if v.missing else '') + '</summary>', '',
-                '| case | parameter | status | time | ktap.log | change |',
-                '|---|---|---|---|---|---|']
+                '| ' + ' | '.join(heads) + ' |', '|---' * len(heads) + '|']
         for c in v.cases:
             key = tables.case_key(c.name)
             param = c.name[len(key) + 1:]
             where = spans.get(c.name)
-            took = tables.case_time(where.seconds) if where and where.seconds is not None \
-                else ''
+            took = [tables.case_time(where.seconds) if where and where.seconds is not None
+                    else ''] if timed else []
             at = _md_link(where.text, f'{log}#{where.anchor}' if log else '') if where else ''
             change = comparison.case(arch, c.name) if comparison else None
-            out.append(f'| `{_md(key)}` | {_md(param)} | {baseline.shown(v, c.name)} | {took} | '
-                       f'{at} | {change.value if change else ""} |')
+            out.append('| ' + ' | '.join([f'`{_md(key)}`', _md(param),
+                                          baseline.shown(v, c.name), *took, at,
+                                          change.value if change else '']) + ' |')
         for m in v.missing:
             change = comparison.case(arch, m) if comparison else None
-            out.append(f'| `{_md(m)}` |  | MISSING |  |  | {change.value if change else ""} |')
+            out.append('| ' + ' | '.join([f'`{_md(m)}`', '', 'MISSING', *([''] if timed else []),
+                                          '', change.value if change else '']) + ' |')
         out += ['', '</details>', '']
     return out if len(out) > 2 else []
 
