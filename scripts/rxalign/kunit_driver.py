@@ -485,6 +485,8 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
             break
         if rc != 0:
             result.phase_failed = name
+            if phase is configure:
+                return result       # its .config, if any, is an earlier build's
             break
         lost = config_lost(s.tree, build_dir) if phase is build else []
         if lost:
@@ -497,4 +499,13 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
         if phase is build:
             stamp_file.write_text(stamp)
             config_file.write_text(config)
+    keep_config(result, out_dir)
     return result
+
+
+def keep_config(result: ArchRun, out_dir: Path) -> None:
+    """<arch>/config in the results: the .config the kernel was built with
+    (or the one that lost a kunitconfig line), for the reports to link."""
+    if result.config and result.config.is_file():
+        shutil.copyfile(result.config, out_dir / 'config')
+        result.config_copy = out_dir / 'config'

@@ -514,17 +514,17 @@ def kcidb(results: Results) -> Dict[str, Any]:
 
 def log_links(results: Results, page_dir: Path,
               homes: Optional[Mapping[str, Path]] = None) -> Dict[str, Dict[str, str]]:
-    """Each arch's build and KTAP logs as links relative to the page.
+    """Each arch's build and KTAP logs and its .config as links relative to the page.
 
-    An arch's logs are `<arch>/build.log` and `<arch>/ktap.log` in the results
-    directory it came from (`homes`; by default the page's own); a log that is
-    not there is not linked.
+    An arch's logs are `<arch>/build.log`, `<arch>/ktap.log` and `<arch>/config`
+    in the results directory it came from (`homes`; by default the page's
+    own); a log that is not there is not linked.
     """
     links: Dict[str, Dict[str, str]] = {}
     for arch, v in results.arches.items():
         home = (homes or {}).get(arch, page_dir)
         found: Dict[str, str] = {}
-        for key in ('build', 'ktap'):
+        for key in ('build', 'ktap', 'config'):
             if key in v.logs:
                 name = Path(v.logs[key]).name
                 target = home / arch / name

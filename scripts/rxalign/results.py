@@ -346,6 +346,7 @@ class ArchRun:
     build_log: Optional[Path] = None
     kmemleak: bool = False               # /init scans for leaks after the suites
     build_dir: Optional[Path] = None     # kunit.py's: the .config, the kernel
+    config_copy: Optional[Path] = None   # <arch>/config: the .config, in the results
     reused: bool = False                 # the build stamp matched: neither configured nor built
 
     @property
@@ -680,8 +681,9 @@ class RunMeta:
 # The layout of results.json: 2 has `format` and each arch's `problem`; 3 a
 # case's kernel `report`, which no known-failure rule excuses (a reader of 2
 # would), and the run's `kernel`; 4 each arch's `index` (where its cases are
-# in ktap.log: a reader of 3 walks the log for it); a file without `format`
-# is 1 (older run-kunit). Any other is refused.
+# in ktap.log: a reader of 3 walks the log for it), each arch's `config` log
+# (the kernel's .config); a file without `format` is 1 (older run-kunit).
+# Any other is refused.
 RESULTS_FORMAT = 4
 KNOWN_FORMATS = (1, 2, 3, RESULTS_FORMAT)
 

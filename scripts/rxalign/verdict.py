@@ -150,7 +150,8 @@ def judge(run: ArchRun, expected: Dict[str, List[str]], parser: ModuleType,
 
     v = Verdict(arch=run.arch, seconds=dict(run.seconds), declared=dict(expected),
                 reused=run.reused)
-    for key, path in (('build', run.build_log), ('ktap', run.ktap_log)):
+    for key, path in (('build', run.build_log), ('ktap', run.ktap_log),
+                      ('config', run.config_copy)):
         if path:
             v.logs[key] = named(path)
     if run.phase_failed:

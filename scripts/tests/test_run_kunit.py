@@ -87,6 +87,21 @@ def test_each_log_is_parsed_once_for_the_verdict_and_kunit_json(
     assert [g['name'] for g in suites][:2] == ['net_rx_align_policy', 'net_rx_align_alloc']
 
 
+def test_each_arch_config_is_kept_and_linked(monkeypatch: pytest.MonkeyPatch, fake_tree: Path,
+                                             cache_root: Path, tmp_path: Path) -> None:
+    """Issue 43.8: the report did not say how each kernel was configured; the
+    .config lived only in the cache's build dir, which the next run changes.
+    It is copied to <arch>/config and linked beside build.log and ktap.log.
+    Seen failing on the code before: no x86_64/config."""
+    out = tmp_path / 'out'
+    assert run(monkeypatch, fake_tree, out, 'pass') == Exit.OK
+    assert 'CONFIG_KUNIT=y' in (out / 'x86_64/config').read_text()
+    md = (out / 'report.md').read_text()
+    row = next(ln for ln in md.splitlines() if ln.startswith('| x86_64 | passed'))
+    assert '[config](x86_64/config)' in row
+    assert '<a href="x86_64/config">config</a>' in (out / 'report.html').read_text()
+
+
 @pytest.mark.parametrize('ktap, mode, status, words', [
     ('fail', 'fail', Exit.TEST_FAILED, ['1 failed', 'napi_alloc_skb len=60']),
     ('panic_mid_suite', 'fail', Exit.INFRA, ['Kernel panic', 'ktap.log']),
