@@ -293,6 +293,7 @@ def markdown(results: Results, links: Optional[Links] = None,
         out += [f'tree `{meta.tree}`, run `{meta.run_id}`, head `{meta.head[:12]}`, tree hash '
                 f'`{meta.tree_hash[:12]}`, series `{meta.series[:12]}`, finished '
                 + ', '.join(dict.fromkeys(r.finished for r in results.runs)), '']
+        out += [f'{what}: `{text}`  ' for what, text in tables.provenance(results)]
         out += [f'**partial: {r.interrupted}**' for r in results.runs if r.interrupted]
         out += [f'toolchain: {line}  ' for line in tables.toolchains(results)] + ['']
         out += [''] if any(r.interrupted for r in results.runs) else []

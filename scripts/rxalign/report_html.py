@@ -96,6 +96,7 @@ def _header(results: Results, comparison: Optional[Comparison]) -> str:
         else:
             rows += [(f'run {i}', f'{r.finished}: {", ".join(r.arches)}')
                      for i, r in enumerate(results.runs, 1)]
+        rows += tables.provenance(results)
         rows += [('partial', r.interrupted) for r in results.runs if r.interrupted]
         rows += [('toolchain', line) for line in tables.toolchains(results)]
     if comparison:

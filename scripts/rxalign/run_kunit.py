@@ -10,6 +10,7 @@ import json
 import re
 import os
 import secrets
+import shlex
 import shutil
 import subprocess
 import sys
@@ -17,8 +18,8 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from . import (arches, baseline, deps, fmt, kernels, known_failures, ktap_log, outdir, patches,
-               report, series, tables, toolchains, tree)
+from . import (arches, baseline, checkout, deps, fmt, kernels, known_failures, ktap_log, outdir,
+               patches, report, series, tables, toolchains, tree)
 from .cache import Cache, Lock, default_root
 from .cli import deferred, interruptible, run_main
 from .declared import (declared_cases, expected_suites, module_functions, read_config,
@@ -37,6 +38,7 @@ RESULTS = Path('kunit-results')
 RUN_ID_ENV = 'RXALIGN_RUN_ID'
 CI_ENV = 'CI'           # set (to "true") by GitLab CI, GitHub Actions and most others
 IDLE_DEFAULT = 60
+TIMEOUT_DEFAULT = 300
 EXTRA = 'extra'         # the tree layer of --patches
 
 
@@ -84,8 +86,9 @@ def parser() -> argparse.ArgumentParser:
                    '(default: kunit-results/<UTC time>, with kunit-results/latest; in a '
                    'kernel tree, kunit-results/ beside it, never inside)')
     p.add_argument('--jobs', type=int, default=os.cpu_count() or 1, help='make -j (default: nproc)')
-    p.add_argument('--timeout', type=int, default=300,
-                   help='seconds one arch may take to boot and run (default: 300)')
+    p.add_argument('--timeout', type=int, default=TIMEOUT_DEFAULT,
+                   help='seconds one arch may take to boot and run (default: '
+                        f'{TIMEOUT_DEFAULT})')
     p.add_argument('--idle-timeout', type=int, default=IDLE_DEFAULT, metavar='S',
                    help='stop a guest that prints nothing for S seconds, as hung '
                         f'(default: {IDLE_DEFAULT})')
@@ -437,6 +440,29 @@ def run_arches(plan: Plan, problems: Dict[str, HarnessError], settings: RunSetti
     return verdicts, ''
 
 
+def reproducer(plan: Plan) -> str:
+    """The command that runs this run again, as TuxRun prints one: the tree, the
+    arches, --patches, and each option that changes what is built or judged;
+    every file by its absolute name, as the command is run from rx-align's top."""
+    args = plan.args
+    cmd = [f'scripts/{PROG}']
+    cmd += ['--tree', str(plan.user_tree)] if plan.user_tree else ['--kernel', plan.kernel.name]
+    cmd += ['--arch', ','.join(a.name for a in plan.arches)]
+    if plan.patches:
+        cmd += ['--patches', *(str(g.path.resolve()) for g in plan.patches)]
+    cmd += [flag for flag, on in (('--debug', args.debug), ('--drivers', args.drivers),
+                                  ('--no-slim', args.no_slim)) if on]
+    if args.expected:
+        cmd += ['--expected', str(args.expected.resolve())]
+    if args.toolchain != toolchains.HOST:
+        cmd += ['--toolchain', args.toolchain]
+    # a guest stopped sooner or later is judged a hang or a timeout sooner or later
+    cmd += [f'{opt}={value}' for opt, value, default in (
+        ('--timeout', args.timeout, TIMEOUT_DEFAULT),
+        ('--idle-timeout', args.idle_timeout, IDLE_DEFAULT)) if value != default]
+    return shlex.join(cmd)
+
+
 def describe(plan: Plan, ready: ReadyTree) -> RunMeta:
     """What this run tests, known before any build (its baseline is chosen by it)."""
     prepared = ready.prepared
@@ -447,7 +473,8 @@ def describe(plan: Plan, ready: ReadyTree) -> RunMeta:
                    run_id=plan.run_id, arches=tuple(a.name for a in plan.arches),
                    finished='', kernel=plan.version,
                    patches=tuple(f'{p.name} {hashlib.sha256(p.text).hexdigest()}'
-                                 for g in plan.patches for p in g.patches))
+                                 for g in plan.patches for p in g.patches),
+                   command=reproducer(plan), rxalign=checkout.commit())
 
 
 def record(meta: RunMeta, verdicts: List[Verdict], interrupted: str) -> Results:

@@ -316,6 +316,14 @@ def fixups_text(n: Optional[int]) -> str:
     return '-' if n is None else str(n)
 
 
+def provenance(results: Results) -> List[Tuple[str, str]]:
+    """How to run it again: each run's command (one per job of a fanned-out
+    CI) and the rx-align commits that ran them; none for results that did not say."""
+    return ([('command', c) for c in dict.fromkeys(r.command for r in results.runs if r.command)]
+            + [('rx-align', c) for c in dict.fromkeys(r.rxalign for r in results.runs
+                                                      if r.rxalign)])
+
+
 def toolchains(results: Results) -> List[str]:
     """`arch, arch: toolchain` per toolchain of a run (compiler and QEMU versions)."""
     by: Dict[str, List[str]] = {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -14,7 +15,7 @@ from typing import Any, Dict, List, Tuple
 
 import pytest
 
-from rxalign import deps, kconfig, kunit_driver, procs, run_kunit, tree
+from rxalign import checkout, deps, kconfig, kunit_driver, procs, run_kunit, tree
 from rxalign.cache import Cache, Lock
 from rxalign.exitcodes import Exit, HarnessError
 
@@ -100,6 +101,32 @@ def test_each_arch_config_is_kept_and_linked(monkeypatch: pytest.MonkeyPatch, fa
     row = next(ln for ln in md.splitlines() if ln.startswith('| x86_64 | passed'))
     assert '[config](x86_64/config)' in row
     assert '<a href="x86_64/config">config</a>' in (out / 'report.html').read_text()
+
+
+def test_the_results_say_how_to_run_it_again(monkeypatch: pytest.MonkeyPatch, fake_tree: Path,
+                                              cache_root: Path, tmp_path: Path) -> None:
+    """Issue 43.8: the report named the tree, not how to run it again: the
+    command (as TuxRun prints one: the tree, the arches, --patches and each
+    option that changes what is built or judged) and the rx-align commit
+    that ran it. Seen failing on the code before: results.json had no
+    command or rxalign, the report neither line."""
+    pad = tmp_path / 'pad.patch'
+    pad.write_text('From: x <x@y>\nSubject: [PATCH] pad\n\n---\n--- a/net/core/skbuff.c\n'
+                   '+++ b/net/core/skbuff.c\n@@ -1 +1 @@\n-int skb_pad = 32;\n'
+                   '+int skb_pad = 33;\n-- \n2.39.5\n')
+    rules = tmp_path / 'expected.txt'
+    rules.write_text('# none\n')
+    out = tmp_path / 'out'
+    assert run(monkeypatch, fake_tree, out, 'pass', args=(
+        '--arch', 'x86_64', '--patches', str(pad), '--expected', str(rules))) == Exit.OK
+    meta = json.loads((out / 'results.json').read_text())['meta']
+    assert shlex.split(meta['command']) == [
+        'scripts/run-kunit', '--tree', str(fake_tree.resolve()), '--arch', 'x86_64',
+        '--patches', str(pad.resolve()), '--expected', str(rules.resolve()), '--timeout=1']
+    assert meta['rxalign'] == checkout.commit()     # '' outside a git checkout
+    md = (out / 'report.md').read_text()
+    assert f'command: `{meta["command"]}`' in md
+    assert ('rx-align: ' in md) == bool(meta['rxalign'])
 
 
 @pytest.mark.parametrize('ktap, mode, status, words', [
