@@ -653,6 +653,9 @@ class RunMeta:
     patches: Optional[Tuple[str, ...]] = None
     command: str = ''           # the run-kunit command that repeats the run ('' unknown)
     rxalign: str = ''           # this project's commit, -dirty if changed ('' unknown)
+    # the run it was compared with (--baseline), relative to its results
+    # directory; '' for none
+    baseline: str = ''
 
     IDENTITY = ('tree_hash', 'series', 'run_id')
 
@@ -674,7 +677,7 @@ class RunMeta:
         d = _fields(data, where, ())
         text = {f: _str(d, f, where) for f in ('tree', 'head', 'tree_hash', 'series', 'run_id',
                                               'finished', 'base_commit', 'interrupted',
-                                              'kernel', 'command', 'rxalign')}
+                                              'kernel', 'command', 'rxalign', 'baseline')}
         text['kernel'] = text['kernel'] or _kernel_of(text['tree'])
         patches = tuple(_strs(d, 'patches', where)) if 'patches' in d else None
         return cls(arches=tuple(_strs(d, 'arches', where)), patches=patches, **text)
@@ -684,8 +687,9 @@ class RunMeta:
 # case's kernel `report`, which no known-failure rule excuses (a reader of 2
 # would), and the run's `kernel`; 4 each arch's `index` (where its cases are
 # in ktap.log: a reader of 3 walks the log for it), each arch's `config` log
-# (the kernel's .config), and the run's `command` and `rxalign` commit; a
-# file without `format` is 1 (older run-kunit). Any other is refused.
+# (the kernel's .config), and the run's `command`, `rxalign` commit and
+# `baseline`; a file without `format` is 1 (older run-kunit). Any other is
+# refused.
 RESULTS_FORMAT = 4
 KNOWN_FORMATS = (1, 2, 3, RESULTS_FORMAT)
 

@@ -535,6 +535,10 @@ def run(args: argparse.Namespace) -> int:
             meta = describe(plan, ready)
             # before any build: a baseline that cannot be read is a warning
             then = plan.since.choose(meta, plan.results_root, warn)
+            if then:
+                # where it is from the results: `scripts/report` of them compares again
+                meta = dataclasses.replace(meta, baseline=os.path.relpath(
+                    Path(then[0]).resolve(), plan.out.resolve()))
             for v in (then[1].arches.values() if then else ()):
                 known_failures.apply(v, plan.known)     # both judged by the same rules
             where = staging.path
