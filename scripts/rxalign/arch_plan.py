@@ -59,7 +59,9 @@ class ArchPlan:
     kmemleak: bool              # --debug, where the arch's own config boots the /init scan
     configure: Boot             # the QEMU config `kunit.py config` reads: its kconfig joins .config
     boot: Boot                  # the QEMU config `kunit.py exec` boots
-    make_targets: Tuple[str, ...]   # the image `configure` boots, and the device trees of the boards
+    # the image `configure` boots, any other an entry of the build dir boots,
+    # and the device trees of the boards
+    make_targets: Tuple[str, ...]
 
     @property
     def stamp_files(self) -> Tuple[Path, ...]:
@@ -82,11 +84,18 @@ def plan(arch: Arch, s: RunSettings) -> ArchPlan:
     base = builder(arch)
     kmemleak = s.profile.debug and arch.kmemleak_qemu_config is not None
     configure = boot(base, s.tree, kmemleak)
-    # make builds what the builder's config boots; each board of the build
-    # boots that kernel ('all' builds every image of the arch, as kunit.py's own build)
-    dtbs = ('dtbs',) if any(a.dtb for a in ARCHES if builder(a) is base) else ()
+    # make builds what the builder's config boots, and the image each entry
+    # of the build boots if its config names another (sparc64-virtio boots
+    # our sparc64.py's vmlinux where 7.3's sparc64.py boots arch/sparc/boot/image):
+    # one command for every entry of the build dir ('all' builds every image
+    # of the arch, as kunit.py's own build)
+    sharing = [a for a in ARCHES if builder(a) is base]
+    images = tuple(dict.fromkeys([configure.image, *(
+        boot(a, s.tree, s.profile.debug and a.kmemleak_qemu_config is not None).image
+        for a in sharing)]))
+    dtbs = ('dtbs',) if any(a.dtb for a in sharing) else ()
     suffix = '-'.join(filter(None, (s.profile.build_suffix, tc.build_suffix)))
     return ArchPlan(arch=arch, builder=base, toolchain=tc,
                     build_dir=s.cache.build_dir(s.base_id, base.name, suffix),
                     kmemleak=kmemleak, configure=configure, boot=boot(arch, s.tree, kmemleak),
-                    make_targets=(configure.image, *dtbs))
+                    make_targets=(*(('all',) if 'all' in images else images), *dtbs))
