@@ -115,8 +115,10 @@ def _header(results: Results, comparison: Optional[Comparison]) -> str:
 
 
 def _summary(results: Results, links: Links) -> str:
-    heads = (['arch', 'verdict', 'pass', 'fail', 'known', 'skip', 'missing', 'build',
-              'boot+run'] + [FACT_HEADS[k] for k in tables.FACT_COLUMNS] + ['logs'])
+    # the logs next to the verdict: the policy facts make the table wider
+    # than a 1000 px window, and links at its far end were off screen
+    heads = (['arch', 'verdict', 'logs', 'pass', 'fail', 'known', 'skip', 'missing', 'build',
+              'boot+run'] + [FACT_HEADS[k] for k in tables.FACT_COLUMNS])
     out = ['<section id="arches">\n<h2>Arches</h2>\n<table class="summary">\n<tr>'
            + ''.join(f'<th>{e(h)}</th>' for h in heads) + '</tr>']
     for arch, v in results.arches.items():
@@ -132,11 +134,10 @@ def _summary(results: Results, links: Links) -> str:
             anchor = 'known' if v.status == ArchStatus.KNOWN else f'fail-{arch}'
             verdict = f'<a href="#{e(anchor)}">{verdict}</a>'
         out.append(f'<tr data-arch="{e(arch)}"><th>{e(arch)}</th>'
-                   f'<td class="s-{e(v.status.value)}">{verdict}</td>'
+                   f'<td class="s-{e(v.status.value)}">{verdict}</td><td>{logs}</td>'
                    + ''.join(f'<td class="num">{n}</td>' for n in nums)
                    + f'<td class="num">{e(tables.phase_time(v, "build"))}</td>'
-                   f'<td class="num">{e(tables.phase_time(v, "run"))}</td>{facts}'
-                   f'<td>{logs}</td></tr>')
+                   f'<td class="num">{e(tables.phase_time(v, "run"))}</td>{facts}</tr>')
     out.append('</table>\n</section>\n')
     return '\n'.join(out)
 
