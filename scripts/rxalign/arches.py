@@ -124,6 +124,11 @@ class Arch:
     not_built_by: Tuple[Tuple[str, str], ...] = ()
     dtb: str = ''                       # the device tree it boots with (built by `make dtbs`)
 
+    @property
+    def srcarch(self) -> str:
+        """The arch/ directory of its sources (kbuild's SRCARCH)."""
+        return 'x86' if self.kunit_arch in ('x86_64', 'i386') else self.kunit_arch
+
     def qemu_config_path(self, kmemleak: bool = False) -> Optional[Path]:
         name = self.kmemleak_qemu_config if kmemleak else self.qemu_config
         return QEMU_CONFIGS / name if name else None

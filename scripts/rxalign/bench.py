@@ -30,12 +30,13 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .kernels import DEFAULT, Kernel
-from . import arches, kernels, series, tree
+from . import arches, kernels, ktap_log, series, tree
 from .cache import Cache
 from .cli import run_main
 from .declared import expected_suites, run_suites, suite_glob
 from .exitcodes import Exit, HarnessError
-from .kunit_driver import RunSettings, load_kunit_parser, run_arch
+from .arch_plan import RunSettings
+from .kunit_driver import load_kunit_parser, run_arch, write_kunit_json
 from .paths import KUNITCONFIG, TESTS_DIR
 from .results import ArchRun, Verdict
 from .verdict import judge
@@ -124,7 +125,10 @@ def _ours(selected: List[arches.Arch], cache: Cache, base: tree.Base, kernel: Ke
     verdicts = []
     for a in selected:
         run = run_arch(a, settings, out / a.name, lambda m: None)
-        verdicts.append(judge(run, _declared(tests), ktap_parser, 300))
+        ktap = ktap_log.read(run.ktap_log, ktap_parser) if run.ktap_log else None
+        verdicts.append(judge(run, _declared(tests), ktap_parser, 300, ktap=ktap))
+        if ktap and run.build_dir:
+            write_kunit_json(prepared.path, ktap, out / a.name / 'kunit.json', a, run.build_dir)
     return time.monotonic() - start, verdicts
 
 

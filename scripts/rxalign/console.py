@@ -7,7 +7,9 @@ parameter names), the policy facts, the frames the suites measured
 (`rx_align_frame:` lines, each filed under the case that printed it),
 kernel reports pinned on the case or the window they happened in, a crash
 and the case that was running then, report banners no table knows, where
-output stopped, and the kmemleak scan /init prints after the suites.
+output stopped, the kmemleak scan /init prints after the suites, and where
+each case is in the log (ktap_index.Index: the reports' line links and
+case times).
 
 A failed expectation's message is the test's own words, printed in one
 go: crash or report words in it are no crash.  It ends where the kernel's
@@ -24,6 +26,7 @@ import re
 from typing import Dict, Iterable, List, Optional
 
 from .crashes import BANNER, CLOSED_REPORT, CRASH, REPORT, RULE, STACK_DUMP
+from .ktap_index import Index, Span
 from .results import FRAME_PREFIX, Frame, MalformedFrame, parse_frame
 
 TIMESTAMP = re.compile(r'^\[\s*\d+\.\d+\]\s?')
@@ -54,6 +57,12 @@ KMEMLEAK = re.compile(r'rx_align_kmemleak: (\w+):? ?(.*)$')
 LEAK = re.compile(r'unreferenced object (0x[0-9a-f]+) \(size (\d+)\)')
 
 OUTSIDE_CASES = 'kernel_splat'   # the pseudo-suite of splats outside every case
+# The index: a printk timestamp, the lines before a suite's cases, the end of
+# a crash's trace, and how much of a crash is quoted at most.
+STAMP = re.compile(r'^\[\s*(\d+\.\d+)\]')
+HEADER = re.compile(r'^\s*(?:K?TAP version \d+|1\.\.\d+|# module: )')
+END_OF_TRACE = re.compile(r'---\[ end trace|---\[ end Kernel panic')
+TRACE_LINES = 40
 
 
 def strip_timestamps(lines: Iterable[str]) -> List[str]:
@@ -107,6 +116,24 @@ class Console:
     second_stream: int = 0
     # the scan /init prints after the KTAP stream ended: lines the parser never reads
     kmemleak: KmemleakScan = dataclasses.field(default_factory=KmemleakScan)
+    # where each case and the first crash are: the parser keeps no line numbers
+    index: Index = dataclasses.field(default_factory=Index)
+
+
+def _stamp(line: str) -> Optional[float]:
+    m = STAMP.match(line)
+    return float(m.group(1)) if m else None
+
+
+def _trace(lines: List[str], at: int) -> Span:
+    """The crash at line @at (0-based) to the end of its trace or the panic, at
+    most TRACE_LINES lines."""
+    end = at
+    while end + 1 < len(lines) and end + 1 - at < TRACE_LINES:
+        end += 1
+        if END_OF_TRACE.search(lines[end]) or PANIC.match(lines[end]):
+            break
+    return Span(at + 1, end + 1)
 
 
 def _where(path: List[str], last: str) -> str:
@@ -115,6 +142,8 @@ def _where(path: List[str], last: str) -> str:
 
 
 def read(raw: Iterable[str]) -> Console:
+    raw = list(raw)
+    lines = strip_timestamps(raw)
     con = Console()
     path: List[str] = []        # the suite and parameterised case now open
     last = ''                   # the last case that finished
@@ -132,6 +161,7 @@ def read(raw: Iterable[str]) -> Console:
     frames: List[str] = []      # rx_align_frame: lines waiting for the case they came in
     rule: Optional[str] = None  # a rule of `=` waiting for the title of its report
     closing = False             # a report that ends with a rule of its own is open
+    start = 0                   # the line (0-based) before the next case's first line
 
     def file_frames(case: str) -> None:
         for text in frames:
@@ -181,7 +211,27 @@ def read(raw: Iterable[str]) -> Console:
         held_unknown.clear()
         in_message = False
 
-    for number, line in enumerate(strip_timestamps(raw), 1):
+    for i, line in enumerate(lines):
+        number = i + 1
+        s = SUBTEST.match(line)
+        r = RESULT.match(line) if not s else None
+        crash = CRASH.match(line)
+        # a result line ends a suite or a parameterised case (its name is the
+        # one open at its depth), or a case: suite.case[.param]
+        depth, name = (len(r.group(1)) // 4, r.group(2).strip()) if r else (0, '')
+        ends_parent = bool(r) and depth < len(path) and path[depth] == name
+        ends_case = bool(r) and not ends_parent
+        case = '.'.join(path[:depth] + [name])
+        if HEADER.match(line) or s or r:
+            if ends_case:
+                # its lines are those since the last header or result
+                then, now = _stamp(raw[start]), _stamp(raw[i])
+                took = round(now - then, 6) if then is not None and now is not None else None
+                con.index.cases[case] = Span(start + 2, i + 1, took)
+            start = i
+        elif crash and con.index.crash is None:
+            con.index.crash = _trace(lines, i)
+            con.index.crash_lines = lines[i:con.index.crash.last]
         m = FACTS.search(line)
         if m and not in_message:
             con.facts = dict(kv.split('=', 1) for kv in m.group(1).split() if '=' in kv)
@@ -207,7 +257,7 @@ def read(raw: Iterable[str]) -> Console:
         died = KUNIT_DIED.match(line)
         if in_message and (died or STACK_DUMP.match(line)):
             told()
-        crash, known = CRASH.match(line), REPORT.match(line)
+        known = REPORT.match(line)
         is_rule = started and bool(RULE.match(line))
         if rule is not None and line.strip() and not is_rule:
             # a rule of `=` opens a report whose title is the next line
@@ -228,8 +278,6 @@ def read(raw: Iterable[str]) -> Console:
         changed = STATE_CHANGED.match(line)
         if changed:
             report(changed.group(1))
-        s = SUBTEST.match(line)
-        r = RESULT.match(line) if not s else None
         if s or r or (DIAGNOSTIC.match(line) and not FAILED_AT.search(line)):
             in_message = False          # the message ended with no word of the kernel
             held.clear()
@@ -249,8 +297,7 @@ def read(raw: Iterable[str]) -> Console:
             continue
         if r:
             tentative, closing = None, False
-            depth, name = len(r.group(1)) // 4, r.group(2).strip()
-            if depth < len(path) and path[depth] == name:
+            if ends_parent:
                 # the end of a suite or of a parameterised case: a report still
                 # pending came after its last case, in no case's window
                 if r.group(3) == 'SKIP':
@@ -264,12 +311,11 @@ def read(raw: Iterable[str]) -> Console:
                     suite_done = path[0]
                 path = path[:depth]
             else:
-                closed = '.'.join(path[:depth] + [name])
-                file_frames(closed)
+                file_frames(case)
                 if r.group(3) == 'SKIP':
-                    con.skips[closed] = r.group(4).strip()
+                    con.skips[case] = r.group(4).strip()
                 if pending:
-                    con.reports.setdefault(closed, []).extend(pending)
+                    con.reports.setdefault(case, []).extend(pending)
                     pending = []
                 last = name
             continue

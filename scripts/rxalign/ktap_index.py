@@ -2,25 +2,17 @@
 
 The reports point a reader at the lines of the console log a case printed
 (`ktap.log:120-135`), show how long it took where the console has printk
-timestamps, and quote the backtrace of a kernel crash. Names are built as
-console.read() builds them (suite.case[.param], from the indentation of
-`# Subtest:` and result lines), so they match the cases of the verdict.
+timestamps, and quote the backtrace of a kernel crash.  console.read()
+makes the index in its one walk over the log, with the case names it
+files everything else under, and the verdict keeps it (results.json);
+results of format 3 and older did not, and their reports index the saved
+log with the same walk.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import re
-from pathlib import Path
-from typing import Dict, List, Optional
-
-from .console import PANIC, RESULT, SUBTEST, TIMESTAMP
-from .crashes import CRASH
-
-STAMP = re.compile(r'^\[\s*(\d+\.\d+)\]')
-HEADER = re.compile(r'^\s*(?:K?TAP version \d+|1\.\.\d+|# module: )')   # before a suite's cases
-END_OF_TRACE = re.compile(r'---\[ end trace|---\[ end Kernel panic')
-TRACE_LINES = 40                # at most this much of a crash is quoted
+from typing import Any, Dict, List, Optional
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,6 +31,20 @@ class Span:
     def text(self) -> str:
         return str(self.first) if self.first == self.last else f'{self.first}-{self.last}'
 
+    def to_json(self) -> List[Any]:
+        return [self.first, self.last] + ([self.seconds] if self.seconds is not None else [])
+
+    @classmethod
+    def from_json(cls, data: Any, where: str) -> 'Span':
+        """[first, last] or [first, last, seconds]; ValueError otherwise."""
+        ok = isinstance(data, list) and len(data) in (2, 3) and \
+            all(isinstance(x, int) and not isinstance(x, bool) for x in data[:2]) and \
+            all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in data[2:])
+        if not ok:
+            raise ValueError(f'{where}: a line span is [first, last] or [first, last, '
+                             f'seconds], not {data!r}')
+        return cls(data[0], data[1], float(data[2]) if len(data) == 3 else None)
+
 
 @dataclasses.dataclass
 class Index:
@@ -46,51 +52,21 @@ class Index:
     crash: Optional[Span] = None
     crash_lines: List[str] = dataclasses.field(default_factory=list)
 
+    def to_json(self) -> Dict[str, Any]:
+        return {'cases': {name: s.to_json() for name, s in self.cases.items()},
+                'crash': self.crash.to_json() if self.crash else None,
+                'crash_lines': list(self.crash_lines)}
 
-def _stamp(line: str) -> Optional[float]:
-    m = STAMP.match(line)
-    return float(m.group(1)) if m else None
-
-
-def index(raw: List[str]) -> Index:
-    """A console log's lines -> where each leaf case and the first crash are."""
-    out = Index()
-    path: List[str] = []
-    start = 0                   # index of the line before the next case's first line
-    for i, line in enumerate(raw):
-        text = TIMESTAMP.sub('', line.rstrip('\n'))
-        s = SUBTEST.match(text)
-        r = RESULT.match(text) if not s else None
-        if HEADER.match(text):
-            start = i
-        elif s:
-            depth = len(s.group(1)) // 4
-            path = path[:depth] + [s.group(2).strip()]
-            start = i
-        elif r:
-            depth, name = len(r.group(1)) // 4, r.group(2).strip()
-            if depth < len(path) and path[depth] == name:
-                path = path[:depth]         # a suite or a parameterised case closes
-            else:
-                then, now = _stamp(raw[start]), _stamp(line)
-                took = round(now - then, 6) if then is not None and now is not None else None
-                out.cases['.'.join(path[:depth] + [name])] = Span(start + 2, i + 1, took)
-            start = i
-        elif out.crash is None and CRASH.match(text):
-            end = i
-            while end + 1 < len(raw) and end + 1 - i < TRACE_LINES:
-                end += 1
-                tail = TIMESTAMP.sub('', raw[end])
-                if END_OF_TRACE.search(tail) or PANIC.match(tail):
-                    break
-            out.crash = Span(i + 1, end + 1)
-            out.crash_lines = [TIMESTAMP.sub('', ln.rstrip('\n')) for ln in raw[i:end + 1]]
-    return out
-
-
-def read(path: Path) -> Index:
-    """The index of a ktap.log; an empty one when there is no such file."""
-    try:
-        return index(path.read_text(errors='replace').splitlines())
-    except OSError:
-        return Index()
+    @classmethod
+    def from_json(cls, data: Any, where: str) -> 'Index':
+        where = f'{where}: index'
+        if not isinstance(data, dict) or not isinstance(data.get('cases', {}), dict):
+            raise ValueError(f'{where}: not an object with cases by name')
+        lines = data.get('crash_lines', [])
+        if not isinstance(lines, list) or not all(isinstance(x, str) for x in lines):
+            raise ValueError(f'{where}: crash_lines is not a list of strings')
+        crash = data.get('crash')
+        return cls(cases={name: Span.from_json(s, f'{where}: {name}')
+                          for name, s in data.get('cases', {}).items()},
+                   crash=Span.from_json(crash, f'{where}: crash') if crash is not None else None,
+                   crash_lines=lines)

@@ -26,49 +26,23 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
-from .arches import ARCHES, Arch, builder
-from .boot import boot
+from .arch_plan import ArchPlan, RunSettings, plan
+from .arches import Arch
 from .cache import Cache, Lock
 from .console import RESULT as RESULT_LINE, PANIC as PANIC_LINE, TIMESTAMP
 from .fmt import seconds as fmt_seconds
 from .live import SuiteProgress
-from .kconfig import Profile, defined_here, fitted, kernel_kconfig, tree_symbols
+from .kconfig import defined_here, kernel_kconfig, tree_symbols
 from .paths import KMEMLEAK_INIT
-from .procs import Unfinished, bounded, group_members
+from .procs import bounded, group_members
+from .ktap_log import KtapLog
 from .results import ArchRun
 from .build_env import build_env
-from .toolchains import Toolchain, Toolchains, env_for, host_toolchain
+from .toolchains import Toolchain, env_for
 
 Progress = Callable[[str], None]
 
 BUSYBOX = Path('/bin/busybox')      # Debian's busybox-static: no libc in the guest
-
-
-@dataclasses.dataclass(frozen=True)
-class RunSettings:
-    tree: Path
-    cache: Cache
-    base_id: str
-    jobs: int
-    timeout: int
-    # our fragments (slim, --debug: a kmemleak scan where the arch can)
-    profile: Profile = Profile()
-    slim_kept: Tuple[str, ...] = ()         # slim cuts this kernel keeps (kernels.py)
-    idle_timeout: float = 60.0              # stop a guest silent this long, as hung
-    drivers: bool = False                   # --drivers: the drivers suite, on the arch's NICs
-    # kunit.filter_glob: the suites this run boots (declared.suite_glob); '' all built
-    filter_glob: str = ''
-    # the cache lock: every child inherits its fd, so the lock stays held while
-    # any of them lives (a run-kunit killed by SIGKILL leaves them running)
-    lock: Optional[Lock] = None
-    toolchains: Optional[Toolchains] = None  # None: the machine's own (toolchains.py)
-    # ccache in an empty build dir too (bench: its warm scenario reads what the
-    # cold one stored; run-kunit --ci: the next pipeline's job does); by
-    # default a first build skips it (build_env.py)
-    ccache_first_build: bool = False
-
-    def toolchain(self, arch: Arch) -> Toolchain:
-        return self.toolchains.for_arch(arch) if self.toolchains else host_toolchain()
 
 
 TCG_ONLY = """#!{python}
@@ -110,11 +84,14 @@ def tcg_only(arch: Arch, cache: Cache, env: Dict[str, str],
     env['PATH'] = f'{wrappers}:{env.get("PATH", "")}'
 
 
-def kunit_args(arch: Arch, s: RunSettings, build_dir: Path, kmemleak: bool = False) -> List[str]:
-    """Arguments every kunit.py subcommand gets, so config and build agree."""
-    args = [f'--build_dir={build_dir}']
-    args += [f'--kunitconfig={k}' for k in fitted(arch, s.profile.fragments(), s.slim_kept, build_dir)]
-    args.append(boot(arch, s.tree, kmemleak).kunit_arg)
+def kunit_args(p: ArchPlan, s: RunSettings, booting: bool) -> List[str]:
+    """Arguments every kunit.py subcommand gets, so config and build agree:
+    config as the entry that builds the kernel, exec as the one that boots it."""
+    arch = p.arch if booting else p.builder
+    args = [f'--build_dir={p.build_dir}']
+    args += [f'--kunitconfig={k}' for k in p.kunitconfigs(s.profile.fragments(), s.slim_kept,
+                                                           booting)]
+    args.append((p.boot if booting else p.configure).kunit_arg)
     if arch.cross_compile:
         args.append(f'--cross_compile={arch.cross_compile}')
     args += [f'--make_options={o}' for o in make_options(arch)]
@@ -201,19 +178,17 @@ def load_kunit_parser(kunit_tools: Path) -> ModuleType:
     return parser
 
 
-def write_kunit_json(tree: Path, ktap: Path, out: Path, arch: Arch, build_dir: Path) -> None:
-    """kunit.json, by kunit.py's own writer: exec runs with --raw_output=all (so the
-    console can be watched as it comes), which makes kunit.py skip its --json."""
-    tools = tree / 'tools/testing/kunit'
-    parser = load_kunit_parser(tools)
-    kunit_json = kunit_tool(tools, 'kunit_json')
-    try:
-        test = parser.parse_run_tests(ktap.read_text(errors='replace').splitlines())
-    except Unfinished:
-        return      # the verdict says why the log cannot be read
+def write_kunit_json(tree: Path, ktap: KtapLog, out: Path, arch: Arch, build_dir: Path) -> None:
+    """kunit.json, by kunit.py's own writer, from the parse the verdict read: exec
+    runs with --raw_output=all (so the console can be watched as it comes),
+    which makes kunit.py skip its --json. None where the parser did not finish
+    (the verdict says why the log cannot be read)."""
+    if ktap.root is None:
+        return
+    kunit_json = kunit_tool(tree / 'tools/testing/kunit', 'kunit_json')
     meta = kunit_json.Metadata(arch=arch.kunit_arch, build_dir=str(build_dir),
                                def_config='kunit_defconfig')
-    out.write_text(kunit_json.get_json_result(test=test, metadata=meta))
+    out.write_text(kunit_json.get_json_result(test=ktap.root, metadata=meta))
 
 
 def kunit_tool(kunit_tools: Path, name: str) -> ModuleType:
@@ -232,12 +207,11 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else 'absent'
 
 
-def config_stamp(arch: Arch, s: RunSettings, cmds: List[List[str]]) -> str:
+def config_stamp(p: ArchPlan, s: RunSettings, cmds: List[List[str]]) -> str:
     """What kunit.py's .config is made of, the tree aside: our config files,
     the kunit.py command lines (kconfig_add, make options), the compiler."""
-    gcc = s.toolchain(arch).version(f'{arch.cross_compile}gcc')
-    files = [*s.profile.fragments(),
-             *filter(None, [boot(arch, s.tree).config_file, arch.qemu_config_path(True)])]
+    gcc = p.toolchain.version(f'{p.builder.cross_compile}gcc')
+    files = [*s.profile.fragments(), *p.stamp_files]
     if s.profile.debug:
         files += [KMEMLEAK_INIT, BUSYBOX]
     inputs = {'gcc': gcc, 'cmds': cmds, 'files': {str(f): _digest(f) for f in files}}
@@ -251,14 +225,13 @@ def build_stamp(tree: Path, config: str) -> str:
     return hashlib.sha256(f'{config} {content or "not a git tree"}'.encode()).hexdigest()
 
 
-def kunit_make(arch: Arch, s: RunSettings, build_dir: Path) -> List[str]:
+def kunit_make(p: ArchPlan, s: RunSettings) -> List[str]:
     """The make `kunit.py build` runs (kunit_kernel.py), for the one image QEMU
     boots: `all compile_commands.json` builds every boot wrapper of the arch
     (ppc32 links and gzips four zImages nobody boots) and an editor index."""
-    dtbs = ['dtbs'] if any(a.dtb for a in ARCHES if builder(a) is arch) else []
-    cmd = ['make', boot(arch, s.tree, s.profile.debug).image, *dtbs, f'ARCH={arch.kunit_arch}',
-           f'O={build_dir}', f'--jobs={s.jobs}',
-           *make_options(arch)]
+    arch = p.builder
+    cmd = ['make', *p.make_targets, f'ARCH={arch.kunit_arch}', f'O={p.build_dir}',
+           f'--jobs={s.jobs}', *make_options(arch)]
     if arch.cross_compile:
         cmd.append(f'CROSS_COMPILE={arch.cross_compile}')
     return cmd
@@ -422,30 +395,27 @@ class Phase:
 
 def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> ArchRun:
     out_dir.mkdir(parents=True, exist_ok=True)
-    tc = s.toolchain(arch)
-    base = builder(arch)        # config and build as that entry, boot as this one
-    build_dir = s.cache.build_dir(s.base_id, base.name,
-                                  '-'.join(filter(None, (s.profile.build_suffix, tc.build_suffix))))
+    p = plan(arch, s)           # config and build as its builder, boot as this entry
+    build_dir = p.build_dir
     build_dir.mkdir(parents=True, exist_ok=True)
     kunit = [sys.executable, str(s.tree / 'tools/testing/kunit/kunit.py')]
-    kmemleak = s.profile.debug and arch.kmemleak_qemu_config is not None
-    common = kunit_args(base, s, build_dir, kmemleak)
-    exec_common = kunit_args(arch, s, build_dir, kmemleak)
     built = _kernel_built(build_dir)
-    env = env_for(tc, build_env(s.cache, first_build=not built and not s.ccache_first_build))
-    tcg_only(arch, s.cache, env, tc)
+    env = env_for(p.toolchain, build_env(s.cache,
+                                         first_build=not built and not s.ccache_first_build))
+    tcg_only(arch, s.cache, env, p.toolchain)
     build_log = out_dir / 'build.log'
     build_log.write_text('')
-    result = ArchRun(arch=arch.name, build_log=build_log, kmemleak=kmemleak,
-                     config=build_dir / '.config')
+    result = ArchRun(arch=arch.name, build_log=build_log, kmemleak=p.kmemleak,
+                     build_dir=build_dir)
 
-    initramfs = kmemleak_initramfs(build_dir) if kmemleak else []
+    initramfs = kmemleak_initramfs(build_dir) if p.kmemleak else []
     lines, gone = defined_here(kernel_kconfig(arch, s.profile), tree_symbols(s.tree))
     adds = [f'--kconfig_add={line}' for line in (*lines, *initramfs)]
-    configure = Phase('config', 'configuring', [*kunit, 'config', *common, *adds], build_log)
-    build = Phase('build', 'building', kunit_make(base, s, build_dir), build_log)
+    configure = Phase('config', 'configuring',
+                      [*kunit, 'config', *kunit_args(p, s, booting=False), *adds], build_log)
+    build = Phase('build', 'building', kunit_make(p, s), build_log)
     boot = Phase('run', 'booting and running',
-                 [*kunit, 'exec', *exec_common, *adds,
+                 [*kunit, 'exec', *kunit_args(p, s, booting=True), *adds,
                   f'--timeout={s.timeout + KUNIT_GRACE}', '--raw_output=all', *panic_args(arch),
                   *(nic_exec_args(arch) if s.drivers else []),
                   *([s.filter_glob] if s.filter_glob else [])],
@@ -460,8 +430,8 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
     # build -> no kunit.py config; the tree unchanged too -> no make either
     # (make alone costs 10-30 s here with nothing to do), boot what is there.
     stamp_file, config_file = build_dir / STAMP, build_dir / CONFIG_STAMP
-    config = config_stamp(base, s, [configure.cmd, [a for a in build.cmd
-                                                    if not a.startswith('--jobs=')]])
+    config = config_stamp(p, s, [configure.cmd, [a for a in build.cmd
+                                             if not a.startswith('--jobs=')]])
     stamp = build_stamp(s.tree, config)
     if built and stamp_file.is_file() and stamp_file.read_text() == stamp:
         progress('build up to date (same tree, config and compiler): not rebuilt')
@@ -495,7 +465,7 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
         start = time.monotonic()
         watch = (ConsoleWatch(log, s.idle_timeout, SuiteProgress(progress).feed, s.timeout)
                  if phase is boot else None)
-        rc, killed = _run(tc.command(cmd, s.tree), log,
+        rc, killed = _run(p.toolchain.command(cmd, s.tree), log,
                           dict(env, PYTHONUNBUFFERED='1') if watch else env,
                           s.tree, phase.limit, watch, s.lock)
         if watch:
@@ -512,12 +482,11 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
             result.timed_out = killed or bool(watch and watch.stopped == 'timeout')
             if watch and watch.stopped == 'idle':
                 result.hung = int(watch.idle)
-            if result.ktap_log:
-                write_kunit_json(s.tree, result.ktap_log, out_dir / 'kunit.json', arch,
-                                 build_dir)
             break
         if rc != 0:
             result.phase_failed = name
+            if phase is configure:
+                return result       # its .config, if any, is an earlier build's
             break
         lost = config_lost(s.tree, build_dir) if phase is build else []
         if lost:
@@ -530,4 +499,13 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
         if phase is build:
             stamp_file.write_text(stamp)
             config_file.write_text(config)
+    keep_config(result, out_dir)
     return result
+
+
+def keep_config(result: ArchRun, out_dir: Path) -> None:
+    """<arch>/config in the results: the .config the kernel was built with
+    (or the one that lost a kunitconfig line), for the reports to link."""
+    if result.config and result.config.is_file():
+        shutil.copyfile(result.config, out_dir / 'config')
+        result.config_copy = out_dir / 'config'

@@ -53,6 +53,15 @@ class Patch:
     def name(self) -> str:
         return self.source.name + (f' [{self.number}/{self.of}]' if self.of > 1 else '')
 
+    @property
+    def files(self) -> List[str]:
+        return changed_files(self.text)
+
+    @property
+    def title(self) -> str:
+        """Its subject without the [PATCH ...] tag."""
+        return re.sub(r'^\[[^]]*\]\s*', '', self.subject)
+
     def message(self) -> str:
         """The commit message of a plain diff."""
         return (f'{self.subject}\n\nA plain diff given to run-kunit --patches ({self.source}): '
@@ -155,8 +164,13 @@ def _subject(chunk: bytes) -> Optional[str]:
     return ' '.join(str(subject).split()) if subject is not None else None
 
 
+def changed_files(text: bytes) -> List[str]:
+    """The files a diff changes (a new file's too), in order."""
+    return list(dict.fromkeys(m.decode(errors='replace') for m in TARGET.findall(text)
+                              if m != b'/dev/null'))
+
+
 def _plain_subject(path: Path, chunk: bytes) -> str:
-    files = list(dict.fromkeys(m.decode(errors='replace') for m in TARGET.findall(chunk)
-                               if m != b'/dev/null'))
+    files = changed_files(chunk)
     shown = ', '.join(files[:3]) + (f' and {len(files) - 3} more' if len(files) > 3 else '')
     return f'--patches {path.name}: {shown or "a plain diff"}'

@@ -19,7 +19,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from . import baseline, fmt, ktap_index, report_html, tables
+from . import baseline, console, fmt, ktap_index, report_html, tables
 from .exitcodes import Exit, HarnessError
 from .report_html import Links
 from .results import (ArchStatus, Case, CaseStatus, FrameVerdict, Problem, ProblemKind,
@@ -163,6 +163,10 @@ def _md_measured(results: Results, comparison: Optional[baseline.Comparison]) ->
            'bytes (frame lengths when they differ). Each arch wants the IP header '
            '(NET_IP_ALIGN + 14) % 4 past a 4-byte boundary, its NET_IP_ALIGN named in the '
            'column head; ✗ marks a frame whose IP header is not there.', '']
+    empty = tables.without_results(results)
+    if empty:
+        out += ['Not in the grids, with no results: '
+                + '; '.join(f'{a} ({_md(why)})' for a, why in empty.items()), '']
     if paths:
         out += ['### Receive paths', ''] + _md_grid(paths, results, comparison)
     if drivers:
@@ -236,23 +240,27 @@ def _md_every_case(results: Results, links: Links, index: Mapping[str, ktap_inde
             continue
         spans = index[arch].cases if arch in index else {}
         log = links.get(arch, {}).get('ktap.log', '')
+        timed = tables.timed(v, spans)
+        heads = ['case', 'parameter', 'status'] + (['time'] if timed else []) + \
+            ['ktap.log', 'change']
         out += [f'<details><summary>{arch}: {len(v.cases)} cases'
                 + (f', {len(v.missing)} missing' if v.missing else '') + '</summary>', '',
-                '| case | parameter | status | time | ktap.log | change |',
-                '|---|---|---|---|---|---|']
+                '| ' + ' | '.join(heads) + ' |', '|---' * len(heads) + '|']
         for c in v.cases:
             key = tables.case_key(c.name)
             param = c.name[len(key) + 1:]
             where = spans.get(c.name)
-            took = tables.case_time(where.seconds) if where and where.seconds is not None \
-                else ''
+            took = [tables.case_time(where.seconds) if where and where.seconds is not None
+                    else ''] if timed else []
             at = _md_link(where.text, f'{log}#{where.anchor}' if log else '') if where else ''
             change = comparison.case(arch, c.name) if comparison else None
-            out.append(f'| `{_md(key)}` | {_md(param)} | {baseline.shown(v, c.name)} | {took} | '
-                       f'{at} | {change.value if change else ""} |')
+            out.append('| ' + ' | '.join([f'`{_md(key)}`', _md(param),
+                                          baseline.shown(v, c.name), *took, at,
+                                          change.value if change else '']) + ' |')
         for m in v.missing:
             change = comparison.case(arch, m) if comparison else None
-            out.append(f'| `{_md(m)}` |  | MISSING |  |  | {change.value if change else ""} |')
+            out.append('| ' + ' | '.join([f'`{_md(m)}`', '', 'MISSING', *([''] if timed else []),
+                                          '', change.value if change else '']) + ' |')
         out += ['', '</details>', '']
     return out if len(out) > 2 else []
 
@@ -285,6 +293,7 @@ def markdown(results: Results, links: Optional[Links] = None,
         out += [f'tree `{meta.tree}`, run `{meta.run_id}`, head `{meta.head[:12]}`, tree hash '
                 f'`{meta.tree_hash[:12]}`, series `{meta.series[:12]}`, finished '
                 + ', '.join(dict.fromkeys(r.finished for r in results.runs)), '']
+        out += [f'{what}: `{text}`  ' for what, text in tables.provenance(results)]
         out += [f'**partial: {r.interrupted}**' for r in results.runs if r.interrupted]
         out += [f'toolchain: {line}  ' for line in tables.toolchains(results)] + ['']
         out += [''] if any(r.interrupted for r in results.runs) else []
@@ -506,17 +515,17 @@ def kcidb(results: Results) -> Dict[str, Any]:
 
 def log_links(results: Results, page_dir: Path,
               homes: Optional[Mapping[str, Path]] = None) -> Dict[str, Dict[str, str]]:
-    """Each arch's build and KTAP logs as links relative to the page.
+    """Each arch's build and KTAP logs and its .config as links relative to the page.
 
-    An arch's logs are `<arch>/build.log` and `<arch>/ktap.log` in the results
-    directory it came from (`homes`; by default the page's own); a log that is
-    not there is not linked.
+    An arch's logs are `<arch>/build.log`, `<arch>/ktap.log` and `<arch>/config`
+    in the results directory it came from (`homes`; by default the page's
+    own); a log that is not there is not linked.
     """
     links: Dict[str, Dict[str, str]] = {}
     for arch, v in results.arches.items():
         home = (homes or {}).get(arch, page_dir)
         found: Dict[str, str] = {}
-        for key in ('build', 'ktap'):
+        for key in ('build', 'ktap', 'config'):
             if key in v.logs:
                 name = Path(v.logs[key]).name
                 target = home / arch / name
@@ -545,6 +554,15 @@ def relative_logs(data: Dict[str, Any], results: Results, out_dir: Path,
     return data
 
 
+def log_index(path: Path) -> ktap_index.Index:
+    """Where the cases are in a saved ktap.log, for results that did not keep it
+    (format 3 and older): the walk that judges a log, again; empty without one."""
+    try:
+        return console.read(path.read_text(errors='replace').splitlines()).index
+    except OSError:
+        return ktap_index.Index()
+
+
 def write_all(out_dir: Path, results: Results, with_results: bool = True,
               homes: Optional[Mapping[str, Path]] = None,
               comparison: Optional[baseline.Comparison] = None) -> None:
@@ -560,8 +578,9 @@ def write_all(out_dir: Path, results: Results, with_results: bool = True,
         data = relative_logs(results.to_json(), results, out_dir, homes)
         atomic_write(out_dir / 'results.json', json.dumps(data, indent=1) + '\n')
     links = log_links(results, out_dir, homes)
-    index = {arch: ktap_index.read((homes or {}).get(arch, out_dir) / arch / 'ktap.log')
-             for arch in results.arches}
+    index = {arch: v.index if v.index is not None
+             else log_index((homes or {}).get(arch, out_dir) / arch / 'ktap.log')
+             for arch, v in results.arches.items()}
     atomic_write(out_dir / 'report.md', markdown(results, links, index, comparison))
     atomic_write(out_dir / 'report.html',
                  report_html.page(results, links, index, comparison))

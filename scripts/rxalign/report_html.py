@@ -96,6 +96,7 @@ def _header(results: Results, comparison: Optional[Comparison]) -> str:
         else:
             rows += [(f'run {i}', f'{r.finished}: {", ".join(r.arches)}')
                      for i, r in enumerate(results.runs, 1)]
+        rows += tables.provenance(results)
         rows += [('partial', r.interrupted) for r in results.runs if r.interrupted]
         rows += [('toolchain', line) for line in tables.toolchains(results)]
     if comparison:
@@ -114,8 +115,10 @@ def _header(results: Results, comparison: Optional[Comparison]) -> str:
 
 
 def _summary(results: Results, links: Links) -> str:
-    heads = (['arch', 'verdict', 'pass', 'fail', 'known', 'skip', 'missing', 'build',
-              'boot+run'] + [FACT_HEADS[k] for k in tables.FACT_COLUMNS] + ['logs'])
+    # the logs next to the verdict: the policy facts make the table wider
+    # than a 1000 px window, and links at its far end were off screen
+    heads = (['arch', 'verdict', 'logs', 'pass', 'fail', 'known', 'skip', 'missing', 'build',
+              'boot+run'] + [FACT_HEADS[k] for k in tables.FACT_COLUMNS])
     out = ['<section id="arches">\n<h2>Arches</h2>\n<table class="summary">\n<tr>'
            + ''.join(f'<th>{e(h)}</th>' for h in heads) + '</tr>']
     for arch, v in results.arches.items():
@@ -131,11 +134,10 @@ def _summary(results: Results, links: Links) -> str:
             anchor = 'known' if v.status == ArchStatus.KNOWN else f'fail-{arch}'
             verdict = f'<a href="#{e(anchor)}">{verdict}</a>'
         out.append(f'<tr data-arch="{e(arch)}"><th>{e(arch)}</th>'
-                   f'<td class="s-{e(v.status.value)}">{verdict}</td>'
+                   f'<td class="s-{e(v.status.value)}">{verdict}</td><td>{logs}</td>'
                    + ''.join(f'<td class="num">{n}</td>' for n in nums)
                    + f'<td class="num">{e(tables.phase_time(v, "build"))}</td>'
-                   f'<td class="num">{e(tables.phase_time(v, "run"))}</td>{facts}'
-                   f'<td>{logs}</td></tr>')
+                   f'<td class="num">{e(tables.phase_time(v, "run"))}</td>{facts}</tr>')
     out.append('</table>\n</section>\n')
     return '\n'.join(out)
 
@@ -247,6 +249,11 @@ def _measured(results: Results, comparison: Optional[Comparison]) -> str:
            '14) % 4 past a 4-byte boundary; <span class="fit-off">&nbsp;red&nbsp;</span> a '
            'frame is not; <span class="fit-unknown">&nbsp;grey&nbsp;</span> cannot tell (no '
            'policy facts, or no IP header measured).</p>']
+    empty = tables.without_results(results)
+    if empty:
+        out.append('<p class="legend" id="no-results">Not in the grids, with no results: '
+                   + '; '.join(f'<b>{e(a)}</b> ({e(why)})' for a, why in empty.items())
+                   + '</p>')
     if paths:
         out += ['<h3>Receive paths</h3>', _grid(paths, 'paths', results, comparison)]
     if drivers:
@@ -457,7 +464,8 @@ def _every_case(results: Results, links: Links, index: Index,
     head = ''.join(f'<th>{e(a)}</th>' for a in arches)
     return ('<section id="cases">\n<h2>Every case</h2>\n<table class="cases">'
             f'<tr><th>suite.case</th>{head}</tr>\n' + '\n'.join(rows) + '</table>\n'
-            '<h3>Each case, with its parameter, time and log lines</h3>\n'
+            '<h3>Each case, with its parameter, log lines and time (where the console has '
+            'timestamps)</h3>\n'
             + _case_lists(results, links, index, comparison) + '\n</section>\n')
 
 
@@ -495,12 +503,14 @@ def _changes(comparison: Optional[Comparison]) -> str:
 
 def _case_lists(results: Results, links: Links, index: Index,
                 comparison: Optional[Comparison]) -> str:
-    """Every case of every arch, by name and parameter, with its time and log lines."""
+    """Every case of every arch, by name and parameter, with its time (where the
+    console has timestamps) and log lines."""
     out = []
     for arch, v in results.arches.items():
         if not v.cases and not v.missing:
             continue
         spans = index.get(arch, ktap_index.Index()).cases
+        timed = tables.timed(v, spans)
         rows = []
         for c in v.cases:
             key = tables.case_key(c.name)
@@ -509,17 +519,19 @@ def _case_lists(results: Results, links: Links, index: Index,
             change = comparison.case(arch, c.name) if comparison else None
             status = baseline.shown(v, c.name)
             rows.append(f'<tr><td><code>{e(key)}</code></td><td>{e(c.name[len(key) + 1:])}</td>'
-                        f'<td class="s-{e(c.shown)}">{e(status)}</td><td class="num">{e(took)}'
-                        f'</td><td>{_at(links, arch, span)}</td>'
+                        f'<td class="s-{e(c.shown)}">{e(status)}</td>'
+                        + (f'<td class="num">{e(took)}</td>' if timed else '')
+                        + f'<td>{_at(links, arch, span)}</td>'
                         f'<td class="chg chg-{e(change.value) if change else ""}">'
                         f'{e(change.value) if change else ""}</td></tr>')
         rows += [f'<tr><td><code>{e(m)}</code></td><td></td><td class="s-MISSING">MISSING</td>'
-                 '<td></td><td></td><td></td></tr>' for m in v.missing]
+                 + ('<td></td>' if timed else '') + '<td></td><td></td></tr>' for m in v.missing]
         missing = f', {len(v.missing)} missing' if v.missing else ''
         out.append(f'<details id="cases-{e(arch)}"><summary>{e(arch)}: {len(v.cases)} cases'
                    f'{missing}</summary><table class="every"><tr><th>suite.case</th>'
-                   '<th>parameter</th><th>status</th><th>time</th><th>log</th><th>change</th>'
-                   '</tr>\n' + '\n'.join(rows) + '</table></details>')
+                   '<th>parameter</th><th>status</th>' + ('<th>time</th>' if timed else '')
+                   + '<th>log</th><th>change</th></tr>\n' + '\n'.join(rows)
+                   + '</table></details>')
     return '\n'.join(out)
 
 

@@ -10,6 +10,8 @@ and the directories must be results of one run of one tree.
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import os
 import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -19,7 +21,7 @@ from .cli import run_main
 from .declared import absent, declared_cases, expected_suites
 from .exitcodes import Exit, HarnessError, epilog
 from .paths import TESTS_DIR
-from .results import ArchStatus, Results, UnknownFormat, read_dir
+from .results import ArchStatus, Results, RunMeta, UnknownFormat, read_dir
 
 PROG = 'report'
 
@@ -40,7 +42,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument('--baseline', metavar='DIR',
                    help='an earlier results directory (or its results.json): mark each case '
                         'and offset cell that changed since (new-fail, fixed, changed, new, '
-                        f'gone); shown, never gating; "{baseline.NONE}": no comparison')
+                        f'gone); shown, never gating (default: the run the results were '
+                        f'compared with when written, if they name one; "{baseline.NONE}": no '
+                        'comparison)')
     p.add_argument('--run-id', metavar='ID',
                    help='refuse results of any other run (the id run-kunit --run-id got)')
     return p
@@ -80,6 +84,35 @@ def _claims(parts: List[Tuple[Path, Results, Dict[str, str]]], merged: Results,
                       f'{now} ({rules}): the cases decide', file=sys.stderr)
 
 
+def _rebased(results: Results, d: Path, to: Path) -> Results:
+    """@results of directory @d with each run's baseline named from @to instead."""
+    def rebase(meta: RunMeta) -> RunMeta:
+        if not meta.baseline:
+            return meta
+        return dataclasses.replace(meta, baseline=os.path.relpath(
+            (d / meta.baseline).resolve(), to.resolve()))
+    return Results(runs=[rebase(m) for m in results.runs], arches=results.arches)
+
+
+def _recorded_baseline(parts: List[Tuple[Path, Results]],
+                       here: Path) -> Tuple[Optional[Results], str]:
+    """The run these results were compared with when run-kunit wrote them, read
+    again, so that a report made again keeps its "changes since" section;
+    none when they name none, or several (a merge of jobs that each had its
+    own), or it cannot be read any more (a warning says so)."""
+    named = {(here / meta.baseline).resolve() for _, part in parts for meta in part.runs
+             if meta.baseline}
+    if len(named) != 1:
+        return None, ''
+    path = named.pop()
+    try:
+        return baseline.read(path), str(path)
+    except HarnessError as e:
+        print(f'{PROG}: warning: these results were compared with {path}, which cannot be '
+              f'read now ({e.message}): no "changes since" section', file=sys.stderr)
+        return None, ''
+
+
 def _not_empty(args: argparse.Namespace) -> None:
     """An option given empty (an unset CI variable) is a usage error, never "nothing"
     to require" or "no run to check", as `run-kunit --arch ''` is."""
@@ -106,7 +139,11 @@ def run(args: argparse.Namespace) -> int:
     then = baseline.Option.parse(args.baseline).given
     declared = expected_suites(TESTS_DIR)
     loaded = _load(args.dirs)
-    parts = [(d, results) for d, results, _ in loaded]
+    # each run's baseline named from where these results are written
+    parts = [(d, _rebased(results, d, out or d)) for d, results, _ in loaded]
+    since = str(args.baseline)
+    if args.baseline is None:
+        then, since = _recorded_baseline(parts, out or args.dirs[0])
     merged = report.merge(parts, args.run_id or '', required)
     # the rules must be for the kernel the results are of (one run: one kernel)
     versions = {meta.kernel for meta in merged.runs}
@@ -124,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
     for v in (then.arches.values() if then else ()):
         known_failures.apply(v, rules)      # the baseline judged by the same rules
     _claims(loaded, merged, args.expected)
-    comparison = baseline.compare(merged, then, str(args.baseline)) if then else None
+    comparison = baseline.compare(merged, then, since) if then else None
     if out:
         outdir.write(out, lambda d: report.write_all(d, merged, homes=homes,
                                                     comparison=comparison))

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 from .exitcodes import Exit
+from .ktap_index import Index
 
 
 class CaseStatus(str, enum.Enum):
@@ -344,8 +345,14 @@ class ArchRun:
     ktap_log: Optional[Path] = None
     build_log: Optional[Path] = None
     kmemleak: bool = False               # /init scans for leaks after the suites
-    config: Optional[Path] = None        # the .config the kernel was built with
+    build_dir: Optional[Path] = None     # kunit.py's: the .config, the kernel
+    config_copy: Optional[Path] = None   # <arch>/config: the .config, in the results
     reused: bool = False                 # the build stamp matched: neither configured nor built
+
+    @property
+    def config(self) -> Optional[Path]:
+        """The .config the kernel was built with."""
+        return self.build_dir / '.config' if self.build_dir else None
 
 
 class ProblemKind(str, enum.Enum):
@@ -427,6 +434,9 @@ class Verdict:
     declared: Dict[str, List[str]] = dataclasses.field(default_factory=dict)
     reused: bool = False        # not configured or built: an earlier build of the same inputs
     toolchain: str = ''         # what built and booted it: toolchains.Toolchain.describe()
+    # where each case is in ktap.log, from the walk that judged it; None:
+    # results of format 3 or older, or no console log was read
+    index: Optional[Index] = None
 
     @property
     def problem(self) -> Optional[Problem]:
@@ -484,7 +494,8 @@ class Verdict:
                 'frames': [f.to_json() for f in self.frames],
                 'frames_malformed': [m.to_json() for m in self.malformed_frames],
                 'declared': self.declared, 'reused': self.reused,
-                'toolchain': self.toolchain}
+                'toolchain': self.toolchain,
+                'index': self.index.to_json() if self.index else None}
 
     @classmethod
     def from_json(cls, data: Any, where: str, version: int = 3) -> 'Verdict':
@@ -507,6 +518,8 @@ class Verdict:
         v.frames = [Frame.from_json(f, f'{where}: frames') for f in _list(d, 'frames', where)]
         v.malformed_frames = [MalformedFrame.from_json(m, f'{where}: frames_malformed')
                               for m in _list(d, 'frames_malformed', where)]
+        if d.get('index') is not None:
+            v.index = Index.from_json(d['index'], where)
         if 'problems' in d or version >= 3:
             # what kept the results from being complete: a list, even when empty
             # (format 3 always has it; the first files of format 2 had `problem`)
@@ -638,6 +651,11 @@ class RunMeta:
     kernel: str = ''            # the kernel version tested (6.12; a --tree's VERSION.PATCHLEVEL)
     # --patches, each "name sha256", () for none; None: results that did not say
     patches: Optional[Tuple[str, ...]] = None
+    command: str = ''           # the run-kunit command that repeats the run ('' unknown)
+    rxalign: str = ''           # this project's commit, -dirty if changed ('' unknown)
+    # the run it was compared with (--baseline), relative to its results
+    # directory; '' for none
+    baseline: str = ''
 
     IDENTITY = ('tree_hash', 'series', 'run_id')
 
@@ -659,7 +677,7 @@ class RunMeta:
         d = _fields(data, where, ())
         text = {f: _str(d, f, where) for f in ('tree', 'head', 'tree_hash', 'series', 'run_id',
                                               'finished', 'base_commit', 'interrupted',
-                                              'kernel')}
+                                              'kernel', 'command', 'rxalign', 'baseline')}
         text['kernel'] = text['kernel'] or _kernel_of(text['tree'])
         patches = tuple(_strs(d, 'patches', where)) if 'patches' in d else None
         return cls(arches=tuple(_strs(d, 'arches', where)), patches=patches, **text)
@@ -667,10 +685,13 @@ class RunMeta:
 
 # The layout of results.json: 2 has `format` and each arch's `problem`; 3 a
 # case's kernel `report`, which no known-failure rule excuses (a reader of 2
-# would), and the run's `kernel`; a file without `format` is 1 (older
-# run-kunit). Any other is refused.
-RESULTS_FORMAT = 3
-KNOWN_FORMATS = (1, 2, RESULTS_FORMAT)
+# would), and the run's `kernel`; 4 each arch's `index` (where its cases are
+# in ktap.log: a reader of 3 walks the log for it), each arch's `config` log
+# (the kernel's .config), and the run's `command`, `rxalign` commit and
+# `baseline`; a file without `format` is 1 (older run-kunit). Any other is
+# refused.
+RESULTS_FORMAT = 4
+KNOWN_FORMATS = (1, 2, 3, RESULTS_FORMAT)
 
 
 class UnknownFormat(ValueError):

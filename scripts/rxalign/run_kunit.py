@@ -10,6 +10,7 @@ import json
 import re
 import os
 import secrets
+import shlex
 import shutil
 import subprocess
 import sys
@@ -17,15 +18,16 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from . import (arches, baseline, deps, fmt, kernels, known_failures, outdir, patches, report,
-               series, tables, toolchains, tree)
+from . import (arches, baseline, checkout, deps, fmt, kernels, known_failures, ktap_log, outdir,
+               patches, report, series, tables, toolchains, tree)
 from .cache import Cache, Lock, default_root
 from .cli import deferred, interruptible, run_main
 from .declared import (declared_cases, expected_suites, module_functions, read_config,
                        run_suites, suite_glob)
 from .exitcodes import Exit, HarnessError, epilog
 from .fmt import seconds as fmt_seconds
-from .kunit_driver import RunSettings, load_kunit_parser, run_arch
+from .arch_plan import RunSettings
+from .kunit_driver import load_kunit_parser, run_arch, write_kunit_json
 from .kconfig import Profile
 from .paths import SERIES_DIR, TESTS_DIR
 from .results import ArchStatus, Problem, ProblemKind, Results, RunMeta, Verdict
@@ -36,6 +38,7 @@ RESULTS = Path('kunit-results')
 RUN_ID_ENV = 'RXALIGN_RUN_ID'
 CI_ENV = 'CI'           # set (to "true") by GitLab CI, GitHub Actions and most others
 IDLE_DEFAULT = 60
+TIMEOUT_DEFAULT = 300
 EXTRA = 'extra'         # the tree layer of --patches
 
 
@@ -83,8 +86,9 @@ def parser() -> argparse.ArgumentParser:
                    '(default: kunit-results/<UTC time>, with kunit-results/latest; in a '
                    'kernel tree, kunit-results/ beside it, never inside)')
     p.add_argument('--jobs', type=int, default=os.cpu_count() or 1, help='make -j (default: nproc)')
-    p.add_argument('--timeout', type=int, default=300,
-                   help='seconds one arch may take to boot and run (default: 300)')
+    p.add_argument('--timeout', type=int, default=TIMEOUT_DEFAULT,
+                   help='seconds one arch may take to boot and run (default: '
+                        f'{TIMEOUT_DEFAULT})')
     p.add_argument('--idle-timeout', type=int, default=IDLE_DEFAULT, metavar='S',
                    help='stop a guest that prints nothing for S seconds, as hung '
                         f'(default: {IDLE_DEFAULT})')
@@ -324,12 +328,11 @@ def check_patches_early(plan: Plan) -> None:
 
 
 def tree_label(base: tree.Base, layers: List[tree.Layer], given: List[patches.Given],
-               skipped: Sequence[tree.PatchOutcome] = ()) -> str:
+               run: Sequence[arches.Arch], skipped: Sequence[tree.PatchOutcome] = ()) -> str:
     """What the run tested, for humans and reports: the base, the fixes Debian's
-    tree took (nothing hidden), the series on it, the fixes a --tree did not
-    take and why, and --patches by name."""
-    fixes = [p.name for p in layers[0].patches]
-    return (base.label + ''.join(f' + tree fix {f.removesuffix(".patch")}' for f in fixes)
+    tree took (those for the arches @run by subject, the others counted), the
+    series on it, the fixes a --tree did not take and why, and --patches by name."""
+    return (base.label + series.fixes_label(layers[0].patches, run)
             + f' + series {series.describe_layers(layers[1:len(series.SERIES)], skipped)}'
             + ''.join(f' + skipped {o.describe()}' for o in skipped)
             + (f' + --patches {patches.title(given)}' if given else ''))
@@ -344,7 +347,7 @@ def prepare_tree(plan: Plan, cache: Cache, ours: List[Path]) -> ReadyTree:
     if plan.user_tree:
         say(f'--tree is kernel {plan.version or "? (its Makefile does not say)"}: the series '
             f'for {plan.kernel.name}, each fix where it applies and is not in the tree already')
-    say(f'tree: {tree_label(base, layers, plan.patches)}')
+    say(f'tree: {tree_label(base, layers, plan.patches, plan.arches)}')
     for g in plan.patches:
         if g.left_out:
             say(f'--patches {g.path}: left out, mails without a diff: {"; ".join(g.left_out)}')
@@ -354,11 +357,12 @@ def prepare_tree(plan: Plan, cache: Cache, ours: List[Path]) -> ReadyTree:
         if e.status != Exit.PATCH or not e.message.startswith('--patches '):
             raise       # not one of --patches (a patch of our series names its directory)
         raise HarnessError(Exit.PATCH, f'{e.message}: it must apply on '
-                           f'{tree_label(base, layers, [])} (run-kunit --help, --patches)') from None
+                           f'{tree_label(base, layers, [], plan.arches)} (run-kunit --help, --patches)') from None
     say(f'tree ready: {prepared.path} at {prepared.head[:12]}'
         + (' (unchanged)' if prepared.reused else ''))
     return ReadyTree(prepared=prepared, base=base, layers=layers + extra_layer(plan),
-                     label=tree_label(base, layers, plan.patches, prepared.skipped))
+                     label=tree_label(base, layers, plan.patches, plan.arches,
+                                           prepared.skipped))
 
 
 def run_settings(plan: Plan, ready: ReadyTree, cache: Cache, lock: Lock,
@@ -411,8 +415,13 @@ def run_arches(plan: Plan, problems: Dict[str, HarnessError], settings: RunSetti
                     # the verdict names the logs where they will be
                     suites = expected_suites(built_tests, config)
                     declared = {s: suites[s] for s in run_suites(suites, settings.drivers)}
+                    # parsed once: the verdict and kunit.json read the one tree
+                    ktap = ktap_log.read(result.ktap_log, parser) if result.ktap_log else None
                     v = judge(result, declared, parser,
-                              settings.timeout, ours, logs_in=plan.out / a.name)
+                              settings.timeout, ours, logs_in=plan.out / a.name, ktap=ktap)
+                    if ktap and result.build_dir:
+                        write_kunit_json(settings.tree, ktap, partial / a.name / 'kunit.json',
+                                         a, result.build_dir)
             v.toolchain = settings.toolchain(a).describe(a)
             show(f'toolchain {v.toolchain}')
             known_failures.apply(v, plan.known)
@@ -431,6 +440,29 @@ def run_arches(plan: Plan, problems: Dict[str, HarnessError], settings: RunSetti
     return verdicts, ''
 
 
+def reproducer(plan: Plan) -> str:
+    """The command that runs this run again, as TuxRun prints one: the tree, the
+    arches, --patches, and each option that changes what is built or judged;
+    every file by its absolute name, as the command is run from rx-align's top."""
+    args = plan.args
+    cmd = [f'scripts/{PROG}']
+    cmd += ['--tree', str(plan.user_tree)] if plan.user_tree else ['--kernel', plan.kernel.name]
+    cmd += ['--arch', ','.join(a.name for a in plan.arches)]
+    if plan.patches:
+        cmd += ['--patches', *(str(g.path.resolve()) for g in plan.patches)]
+    cmd += [flag for flag, on in (('--debug', args.debug), ('--drivers', args.drivers),
+                                  ('--no-slim', args.no_slim)) if on]
+    if args.expected:
+        cmd += ['--expected', str(args.expected.resolve())]
+    if args.toolchain != toolchains.HOST:
+        cmd += ['--toolchain', args.toolchain]
+    # a guest stopped sooner or later is judged a hang or a timeout sooner or later
+    cmd += [f'{opt}={value}' for opt, value, default in (
+        ('--timeout', args.timeout, TIMEOUT_DEFAULT),
+        ('--idle-timeout', args.idle_timeout, IDLE_DEFAULT)) if value != default]
+    return shlex.join(cmd)
+
+
 def describe(plan: Plan, ready: ReadyTree) -> RunMeta:
     """What this run tests, known before any build (its baseline is chosen by it)."""
     prepared = ready.prepared
@@ -441,7 +473,8 @@ def describe(plan: Plan, ready: ReadyTree) -> RunMeta:
                    run_id=plan.run_id, arches=tuple(a.name for a in plan.arches),
                    finished='', kernel=plan.version,
                    patches=tuple(f'{p.name} {hashlib.sha256(p.text).hexdigest()}'
-                                 for g in plan.patches for p in g.patches))
+                                 for g in plan.patches for p in g.patches),
+                   command=reproducer(plan), rxalign=checkout.commit())
 
 
 def record(meta: RunMeta, verdicts: List[Verdict], interrupted: str) -> Results:
@@ -502,6 +535,10 @@ def run(args: argparse.Namespace) -> int:
             meta = describe(plan, ready)
             # before any build: a baseline that cannot be read is a warning
             then = plan.since.choose(meta, plan.results_root, warn)
+            if then:
+                # where it is from the results: `scripts/report` of them compares again
+                meta = dataclasses.replace(meta, baseline=os.path.relpath(
+                    Path(then[0]).resolve(), plan.out.resolve()))
             for v in (then[1].arches.values() if then else ()):
                 known_failures.apply(v, plan.known)     # both judged by the same rules
             where = staging.path

@@ -23,8 +23,10 @@ from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
 from . import tree
+from .arches import Arch
 from .kernels import DEFAULT, NEWEST, Kernel
 from .mail import COVER_LETTER
+from .patches import read as read_patches
 from .paths import SERIES_DIR, TESTS_DIR
 
 
@@ -144,6 +146,34 @@ def describe_layers(layers: Sequence[tree.Layer],
         return f'{n - left_out} of {n}' if left_out else str(n)
     return ', '.join(f'{layer.name} ({size(layer)})' for layer in layers
                      if layer.patches or layer.tests_dir) or 'none'
+
+
+def fixes_label(fixes: Sequence[Path], run: Sequence[Arch]) -> str:
+    """The tree fixes of a run, for its tree's label: each one an arch of @run
+    builds, by its subject; the others counted, with their arches, never
+    listed by the file names git format-patch cuts mid-word. A fix is
+    another arch's when every file it changes is under the arch/ directory
+    of no arch of @run; one of shared code (drivers/, a Kconfig) counts for all."""
+    mine = {a.srcarch for a in run}
+    shown: List[str] = []
+    others: List[str] = []      # the arch/ directories of the fixes folded
+    folded = 0
+    for p in (q for f in fixes for g in read_patches([f]) for q in g.patches):
+        dirs = {m.group(1) if m else '' for m in (re.match(r'arch/([^/]+)/', name)
+                                                    for name in p.files)}
+        if '' in dirs or dirs & mine:
+            shown.append(p.title)
+        else:
+            folded += 1
+            others += sorted(dirs)
+    label = ''.join(f' + tree fix "{title}"' for title in shown)
+    if not folded:
+        return label
+    count = f'{folded} tree fix{"es" if folded > 1 else ""}'
+    where = ', '.join(dict.fromkeys(others))
+    if shown:
+        return f'{label} + {count} for other arches ({where})'
+    return f' + {count} (none for {", ".join(a.name for a in run)}: {where})'
 
 
 def mailed_patches(kernel: Kernel = DEFAULT, series_dir: Path = SERIES_DIR) -> List[Path]:

@@ -14,10 +14,11 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Mapping, Optional, Tuple
 
 from . import fmt
 from .exitcodes import Exit
+from .ktap_index import Span
 from .results import ArchStatus, DriverClass, Frame, FrameVerdict, Results, Verdict
 
 FACT_COLUMNS = ('net_ip_align', 'net_skb_pad', 'l1_cache_bytes', 'smp_cache_bytes',
@@ -159,8 +160,16 @@ def _driver_row(f: Frame) -> Row:
     return (name, f.frame or '?')
 
 
+def without_results(results: Results) -> Dict[str, str]:
+    """The arches with nothing to tabulate, and why: no case ran and no frame
+    came (a merge without their results directory, a build that failed).  A
+    column of theirs would mark every row as one where the arches differ."""
+    return {a: why(v) for a, v in results.arches.items() if not v.cases and not v.frames}
+
+
 def _matrix(results: Results, drivers: bool) -> Matrix:
-    arches = list(results.arches)
+    empty = without_results(results)
+    arches = [a for a in results.arches if a not in empty]
     m = Matrix(title='driver' if drivers else 'path', arches=arches, rows=[], cells={})
     for arch, v in results.arches.items():
         for f in v.frames:
@@ -231,6 +240,12 @@ def case_time(s: float) -> str:
     return f'{s * 1000:.0f} ms' if s < 1 else f'{s:.1f} s'
 
 
+def timed(v: Verdict, spans: Mapping[str, Span]) -> bool:
+    """Whether any case of @v has a time: its console had printk timestamps
+    (kunit.py's consoles have none; a time column of blanks is dropped)."""
+    return any(s.seconds is not None for c in v.cases for s in [spans.get(c.name)] if s)
+
+
 def gate_line(results: Results) -> str:
     gate = results.gate()
     bad = [f'{a} {v.status.value}' for a, v in results.arches.items()
@@ -299,6 +314,14 @@ def bands_text(bands: Dict[str, int]) -> str:
 def fixups_text(n: Optional[int]) -> str:
     """'-' where the arch has no fixup counter: not a count of 0."""
     return '-' if n is None else str(n)
+
+
+def provenance(results: Results) -> List[Tuple[str, str]]:
+    """How to run it again: each run's command (one per job of a fanned-out
+    CI) and the rx-align commits that ran them; none for results that did not say."""
+    return ([('command', c) for c in dict.fromkeys(r.command for r in results.runs if r.command)]
+            + [('rx-align', c) for c in dict.fromkeys(r.rxalign for r in results.runs
+                                                      if r.rxalign)])
 
 
 def toolchains(results: Results) -> List[str]:

@@ -258,11 +258,6 @@ class Builder:
         return None
 
 
-def _srcarch(arch: arches.Arch) -> str:
-    """The arch/ directory of @arch's sources (kbuild's SRCARCH)."""
-    return 'x86' if arch.kunit_arch in ('x86_64', 'i386') else arch.kunit_arch
-
-
 def _symbols(src: Path, files: Sequence[str]) -> Dict[str, Optional[str]]:
     return {f: kconfig_symbol(src, f) for f in files}
 
@@ -281,7 +276,7 @@ def check_builds(b: Builder, name: str, patch: Path, files: List[str],
     built, skipped, failed = [], [], []
     for f, sym in symbols.items():
         other_arch = re.match(r'arch/([^/]+)/', f)
-        if other_arch and other_arch.group(1) != _srcarch(b.arch):
+        if other_arch and other_arch.group(1) != b.arch.srcarch:
             skipped.append(f'{f} ({other_arch.group(1)}\'s, not {b.arch.name}\'s)')
         elif not sym:
             skipped.append(f'{f} (no Makefile line builds it)')

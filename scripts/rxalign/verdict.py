@@ -1,11 +1,13 @@
 """Read one arch's run: kunit.py's phases and the console log -> one Verdict.
 
-kunit_parser gives the cases; console.read() gives, in one walk over the
-same lines, what the parser drops (skip reasons, facts, measured frames,
-kernel reports, crashes, the kmemleak scan); judge() puts them together and lists
-what kept the results from being complete (the run's Problems, each found
-on its own evidence, none ranked here).  results.decide() is the one place
-that ranks them and turns a Verdict into a status.
+kunit_parser gives the cases (one parse, ktap_log.py, which kunit.json is
+written from too); console.read() gives, in one walk over the same lines,
+what the parser drops (skip reasons, facts, measured frames, kernel
+reports, crashes, the kmemleak scan, where each case is in the log);
+judge() puts them together and lists what kept the results from being
+complete (the run's Problems, each found on its own evidence, none ranked
+here).  results.decide() is the one place that ranks them and turns a
+Verdict into a status.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Tuple
 
 from . import console
 from .declared import absent
-from .procs import Unfinished
+from .ktap_log import KtapLog, read as read_ktap
 from .results import ArchRun, Case, CaseStatus, Problem, ProblemKind, Verdict
 
 # A backtrace frame: `[<addr>] sym+0x1/0x2` (older kernels) or `sym+0x1/0x2` (6.12).
@@ -129,8 +131,11 @@ def _kmemleak(scan: console.KmemleakScan, ours: FrozenSet[str]) -> Tuple[Optiona
 
 def judge(run: ArchRun, expected: Dict[str, List[str]], parser: ModuleType,
           timeout: int, ours: FrozenSet[str] = frozenset(),
-          logs_in: Optional[Path] = None) -> Verdict:
+          logs_in: Optional[Path] = None, ktap: Optional[KtapLog] = None) -> Verdict:
     """One arch's run -> its verdict: the cases, and what kept them from being complete.
+
+    The console log is @ktap where the caller read it already (to write
+    kunit.json from the same parse), else run.ktap_log, read here.
 
     The logs are read where the run wrote them, and named in the verdict as
     files of `logs_in` when given: the directory they will be in when
@@ -145,7 +150,8 @@ def judge(run: ArchRun, expected: Dict[str, List[str]], parser: ModuleType,
 
     v = Verdict(arch=run.arch, seconds=dict(run.seconds), declared=dict(expected),
                 reused=run.reused)
-    for key, path in (('build', run.build_log), ('ktap', run.ktap_log)):
+    for key, path in (('build', run.build_log), ('ktap', run.ktap_log),
+                      ('config', run.config_copy)):
         if path:
             v.logs[key] = named(path)
     if run.phase_failed:
@@ -156,18 +162,19 @@ def judge(run: ArchRun, expected: Dict[str, List[str]], parser: ModuleType,
         v.problems.append(Problem(ProblemKind.BUILD, f'{run.arch}: {what} failed: {first} '
                                   f'(see {v.logs.get("build", "no build log")})'))
         return v
-    raw = run.ktap_log.read_text(errors='replace').splitlines() if run.ktap_log else []
+    ktap = ktap or read_ktap(run.ktap_log, parser)
+    raw = ktap.lines
     ktap_file = v.logs.get('ktap', f'the {run.arch} results directory')
     con = console.read(raw)
+    v.index = con.index
     v.facts = con.facts
     v.frames, v.malformed_frames = con.frames, con.malformed_frames
-    try:
-        root = parser.parse_run_tests(raw)
-    except Unfinished as e:
+    root = ktap.root
+    if root is None:
         # the parser of the tree never finished on this log: no cases to read
         v.problems.append(Problem(ProblemKind.UNPARSEABLE, (
             f'{run.arch}: the console log cannot be read: kunit.py\'s KTAP parser stopped '
-            f'(it was bounded): {e} (see {ktap_file})')))
+            f'(it was bounded): {ktap.unfinished} (see {ktap_file})')))
         v.problems.extend(_problems(run, con, timeout, ktap_file, True, v))
         return v
     parsed = root.status != parser.TestStatus.FAILURE_TO_PARSE_TESTS

@@ -14,7 +14,7 @@ import os
 import shutil
 from pathlib import Path
 from types import ModuleType
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 import pytest
 
@@ -207,10 +207,14 @@ def test_the_default_baseline_is_of_the_same_patches_and_kernel(tmp_path: Path) 
     assert chosen(root, meta_of(tree, both, 'now', ('third.patch 7',))) == plain
 
 
-def test_run_kunit_compares_with_its_previous_run(monkeypatch: pytest.MonkeyPatch,
-                                                   fake_tree: Path, cache_root: Path,
-                                                   tmp_path: Path,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+Run = Callable[..., int]
+
+
+@pytest.fixture
+def kunit_run(monkeypatch: pytest.MonkeyPatch, fake_tree: Path, cache_root: Path,
+              tmp_path: Path) -> Run:
+    """run-kunit on the fake tree in @tmp_path, its results in kunit-results/
+    there: run(ktap, *args), the run id r-<ktap>-<number of args>."""
     from rxalign import deps
     monkeypatch.setattr(deps, 'ensure_packages', lambda pkgs, log: None)
     monkeypatch.setattr(deps, 'check_arch_tools', lambda arch: None)
@@ -224,7 +228,12 @@ def test_run_kunit_compares_with_its_previous_run(monkeypatch: pytest.MonkeyPatc
         monkeypatch.setenv('RXALIGN_FAKE_KTAP', str(faults.path(ktap)))
         return run_kunit.main(['--tree', str(fake_tree), '--arch', 'x86_64', '--timeout', '1',
                                '--run-id', f'r-{ktap}-{len(args)}', *args])
+    return run
 
+
+def test_run_kunit_compares_with_its_previous_run(kunit_run: Run, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    run = kunit_run
     assert run('pass') == Exit.OK
     first = (tmp_path / 'kunit-results/latest').resolve()
     assert 'since' not in (first / 'report.md').read_text().split('\n## ')[0]
@@ -238,6 +247,36 @@ def test_run_kunit_compares_with_its_previous_run(monkeypatch: pytest.MonkeyPatc
     # --baseline none: no comparison, although a previous run is there
     assert run('fail', '--baseline', 'none', '--out', 'kunit-results/third') == Exit.TEST_FAILED
     assert 'since' not in capsys.readouterr().out
+
+
+def test_a_report_made_again_keeps_its_changes_since(kunit_run: Run, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 43.8: `scripts/report DIR` of a run that had compared itself with
+    the previous one wrote the reports again without their "changes since"
+    section: the results did not say which run that was. They name it
+    (meta.baseline, from their directory), in place and into --out alike;
+    --baseline none still turns it off. Seen failing on the code before: no
+    section after `scripts/report DIR`."""
+    assert kunit_run('pass') == Exit.OK
+    first = (tmp_path / 'kunit-results/latest').resolve()
+    shutil.move(str(first), str(first.parent / '20000101-000000'))   # both in one second
+    assert kunit_run('fail') == Exit.TEST_FAILED
+    second = (tmp_path / 'kunit-results/latest').resolve()
+    meta = json.loads((second / 'results.json').read_text())['meta']
+    assert (second / meta['baseline'] / 'results.json').is_file()
+    since = '## Changes since r-pass-0'
+    assert since in (second / 'report.md').read_text()
+    capsys.readouterr()
+    assert report_main.main([str(second)]) == Exit.TEST_FAILED
+    assert since in (second / 'report.md').read_text()
+    assert '1 new failure since r-pass-0' in capsys.readouterr().out
+    elsewhere = tmp_path / 'elsewhere' / 'again'
+    assert report_main.main(['--out', str(elsewhere), str(second)]) == Exit.TEST_FAILED
+    assert since in (elsewhere / 'report.md').read_text()
+    again = json.loads((elsewhere / 'results.json').read_text())['meta']
+    assert (elsewhere / again['baseline']).resolve() == (second / meta['baseline']).resolve()
+    assert report_main.main(['--baseline', 'none', str(second)]) == Exit.TEST_FAILED
+    assert since not in (second / 'report.md').read_text()
 
 
 def test_run_kunit_refuses_a_wrong_baseline_before_any_work(

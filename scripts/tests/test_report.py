@@ -788,3 +788,38 @@ def test_every_writer_says_what_the_exit_status_says(parser: ModuleType, tmp_pat
         assert int(junit.get('failures', 0)) >= 1
     if status == Exit.INFRA:
         assert int(junit.get('errors', 0)) >= 1
+
+
+def test_a_time_column_only_where_the_console_has_timestamps(parser: ModuleType,
+                                                              tmp_path: Path) -> None:
+    """Issue 43.8: kunit.py's consoles have no printk timestamps, and every
+    case's time cell was blank. The column is there only for an arch whose
+    log gives one (fixtures/baseline's logs do: test_report_reading.py).
+    Seen failing on the code before: a `time` column of blanks."""
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': 'pass'})
+    md = (d / 'report.md').read_text()
+    assert '| case | parameter | status | ktap.log | change |' in md
+    assert '| time |' not in md
+    page = (d / 'report.html').read_text()
+    every = page[page.index('id="cases-x86_64"'):]
+    assert '<th>time</th>' not in every and '<th>status</th><th>log</th>' in every
+
+
+def test_a_merge_without_an_arch_says_so_above_the_grids(parser: ModuleType,
+                                                         tmp_path: Path) -> None:
+    """Issue 43.8: a merge that lacked one required arch showed its empty column
+    in every grid, and every row "differed" ("69 of 69 rows differ" for
+    /tmp/r73mips with --require mips,x86_64). The arch with no results is
+    named above the grids instead. Seen failing on the code before: 10 of
+    10 path rows and 3 of 3 driver rows differed."""
+    d = results_dir(parser, tmp_path, 'r', {'x86_64': 'frames_pass'})
+    out = tmp_path / 'merged'
+    assert report_main.main(['--out', str(out), '--require', 'x86_64,powerpc32',
+                             str(d)]) == Exit.INFRA
+    md = (out / 'report.md').read_text()
+    assert 'Not in the grids, with no results: powerpc32 (no results: no results directory' \
+        in md
+    differ = re.search(r'(\d+) of (\d+) rows differ', md)
+    assert differ and differ.group(1) != differ.group(2), differ
+    assert '| path | frame | x86_64 NET_IP_ALIGN=0 |\n' in md
+    assert 'id="no-results"' in (out / 'report.html').read_text()

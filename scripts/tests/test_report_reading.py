@@ -82,7 +82,8 @@ def test_a_build_that_was_reused_is_not_0s(out: Path) -> None:
     assert '| powerpc32 | passed | 7 | 0 | 0 | 0 | 0 | reused | 3s |' in md
     root = Dom((out / 'report.html').read_text()).root
     tr = by_id(root, 'arches').one(lambda n: n.attrs.get('data-arch') == 'powerpc32', 'row')
-    assert tr.text().split()[7:9] == ['reused', '3s']
+    # verdict, logs, 5 counts, then build and boot+run
+    assert [td.text() for td in tr.all(lambda n: n.tag == 'td')][7:9] == ['reused', '3s']
 
 
 def test_md_and_html_round_alike(out: Path) -> None:
@@ -91,7 +92,8 @@ def test_md_and_html_round_alike(out: Path) -> None:
     assert '| x86_64 | failed | 5 | 1 | 0 | 1 | 0 | 1m34s | 3s |' in md
     root = Dom((out / 'report.html').read_text()).root
     tr = by_id(root, 'arches').one(lambda n: n.attrs.get('data-arch') == 'x86_64', 'row')
-    assert tr.text().split()[7:9] == ['1m34s', '3s']
+    # verdict, logs, 5 counts, then build and boot+run
+    assert [td.text() for td in tr.all(lambda n: n.tag == 'td')][7:9] == ['1m34s', '3s']
 
 
 def test_the_title_is_the_tree_not_its_patches(out: Path) -> None:
@@ -122,3 +124,23 @@ def test_a_crash_shows_its_backtrace(parser: ModuleType, tmp_path: Path) -> None
         text.endswith('Kernel panic - not syncing: Fatal exception in interrupt')
     md = (d / 'report.md').read_text()
     assert '```\nBUG: kernel NULL pointer dereference, address: 0000000000000008\n' in md
+
+
+def test_where_the_cases_are_is_kept_from_the_walk_that_judged_them(
+        parser: ModuleType, tmp_path: Path) -> None:
+    """Issue 43.3: the reports walked each ktap.log again (ktap_index), naming
+    its cases by hand, to find each case's lines and the crash; the walk that
+    judged the log keeps them in results.json, and a report regenerated from
+    it reads them there. Seen failing on the code before: with the saved log
+    emptied after the run, the regenerated report lost the crash and every
+    case's lines."""
+    d = results_dir(parser, tmp_path / 'r', ARCHES[2:])
+    first = (d / 'report.md').read_text()
+    (d / 'powerpc' / 'ktap.log').write_text('')
+    again = tmp_path / 'again'
+    assert report_main.main(['--out', str(again), str(d)]) == Exit.INFRA
+    md = (again / 'report.md').read_text()
+    crash = re.search(r'The crash, \[ktap.log:(\d+-\d+)\]', md)
+    assert crash and f'ktap.log:{crash.group(1)}' in first
+    spans = re.findall(r'\| \[(\d+(?:-\d+)?)\]\(', md)
+    assert spans and spans == re.findall(r'\| \[(\d+(?:-\d+)?)\]\(', first)

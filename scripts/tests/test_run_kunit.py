@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -14,7 +15,7 @@ from typing import Any, Dict, List, Tuple
 
 import pytest
 
-from rxalign import deps, kconfig, kunit_driver, procs, run_kunit, tree
+from rxalign import checkout, deps, kconfig, kunit_driver, procs, run_kunit, tree
 from rxalign.cache import Cache, Lock
 from rxalign.exitcodes import Exit, HarnessError
 
@@ -64,6 +65,68 @@ def test_pass_writes_results(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Cap
     assert data['arches']['x86_64']['status'] == 'passed'
     assert data['arches']['x86_64']['facts']['net_ip_align'] == '0'
     assert not leftovers(out)
+
+
+def test_each_log_is_parsed_once_for_the_verdict_and_kunit_json(
+        monkeypatch: pytest.MonkeyPatch, fake_tree: Path, cache_root: Path,
+        tmp_path: Path) -> None:
+    """Issue 43.3: kunit_parser read each console log twice, for kunit.json
+    (run_arch) and for the verdict (judge), each parse in a child process of
+    its own; now once, and kunit.json is written from that parse. Seen
+    failing on the code before: two parses of the one log."""
+    parses: List[int] = []
+    real = procs.bounded
+
+    def counted(fn: Any, *args: Any, **kwargs: Any) -> Any:
+        parses.append(len(args[0]))
+        return real(fn, *args, **kwargs)
+    monkeypatch.setattr(kunit_driver, 'bounded', counted)
+    out = tmp_path / 'out'
+    assert run(monkeypatch, fake_tree, out, 'pass') == Exit.OK
+    assert len(parses) == 1, parses
+    suites = json.loads((out / 'x86_64/kunit.json').read_text())['sub_groups']
+    assert [g['name'] for g in suites][:2] == ['net_rx_align_policy', 'net_rx_align_alloc']
+
+
+def test_each_arch_config_is_kept_and_linked(monkeypatch: pytest.MonkeyPatch, fake_tree: Path,
+                                             cache_root: Path, tmp_path: Path) -> None:
+    """Issue 43.8: the report did not say how each kernel was configured; the
+    .config lived only in the cache's build dir, which the next run changes.
+    It is copied to <arch>/config and linked beside build.log and ktap.log.
+    Seen failing on the code before: no x86_64/config."""
+    out = tmp_path / 'out'
+    assert run(monkeypatch, fake_tree, out, 'pass') == Exit.OK
+    assert 'CONFIG_KUNIT=y' in (out / 'x86_64/config').read_text()
+    md = (out / 'report.md').read_text()
+    row = next(ln for ln in md.splitlines() if ln.startswith('| x86_64 | passed'))
+    assert '[config](x86_64/config)' in row
+    assert '<a href="x86_64/config">config</a>' in (out / 'report.html').read_text()
+
+
+def test_the_results_say_how_to_run_it_again(monkeypatch: pytest.MonkeyPatch, fake_tree: Path,
+                                              cache_root: Path, tmp_path: Path) -> None:
+    """Issue 43.8: the report named the tree, not how to run it again: the
+    command (as TuxRun prints one: the tree, the arches, --patches and each
+    option that changes what is built or judged) and the rx-align commit
+    that ran it. Seen failing on the code before: results.json had no
+    command or rxalign, the report neither line."""
+    pad = tmp_path / 'pad.patch'
+    pad.write_text('From: x <x@y>\nSubject: [PATCH] pad\n\n---\n--- a/net/core/skbuff.c\n'
+                   '+++ b/net/core/skbuff.c\n@@ -1 +1 @@\n-int skb_pad = 32;\n'
+                   '+int skb_pad = 33;\n-- \n2.39.5\n')
+    rules = tmp_path / 'expected.txt'
+    rules.write_text('# none\n')
+    out = tmp_path / 'out'
+    assert run(monkeypatch, fake_tree, out, 'pass', args=(
+        '--arch', 'x86_64', '--patches', str(pad), '--expected', str(rules))) == Exit.OK
+    meta = json.loads((out / 'results.json').read_text())['meta']
+    assert shlex.split(meta['command']) == [
+        'scripts/run-kunit', '--tree', str(fake_tree.resolve()), '--arch', 'x86_64',
+        '--patches', str(pad.resolve()), '--expected', str(rules.resolve()), '--timeout=1']
+    assert meta['rxalign'] == checkout.commit()     # '' outside a git checkout
+    md = (out / 'report.md').read_text()
+    assert f'command: `{meta["command"]}`' in md
+    assert ('rx-align: ' in md) == bool(meta['rxalign'])
 
 
 @pytest.mark.parametrize('ktap, mode, status, words', [
