@@ -246,12 +246,13 @@ Warn = Callable[[str], None]
 
 
 def _same_run(meta: RunMeta, of: RunMeta) -> bool:
-    """@meta is a baseline for a run of @of: the same tree base, kernel and
-    arches, and the same --patches or none (a plain run is the baseline of a
-    patched one, never the other way round; results that do not say which
-    patches they had are none's)."""
+    """@meta is a baseline for a run of @of: the same tree base, kernel,
+    arches and suites (a --drivers run is no plain run's), and the same
+    --patches or none (a plain run is the baseline of a patched one, never the
+    other way round; results that do not say which patches they had are none's)."""
     return (tables.tree_base(meta.tree) == tables.tree_base(of.tree)
             and meta.kernel == of.kernel and sorted(meta.arches) == sorted(of.arches)
+            and meta.suites == of.suites
             and meta.patches is not None and meta.patches in ((), of.patches))
 
 

@@ -656,6 +656,9 @@ class RunMeta:
     # the run it was compared with (--baseline), relative to its results
     # directory; '' for none
     baseline: str = ''
+    # the suites it booted (kunit.py's filter glob): a --drivers run and a
+    # plain one test different cases; '' in results that did not say
+    suites: str = ''
 
     IDENTITY = ('tree_hash', 'series', 'run_id')
 
@@ -677,7 +680,8 @@ class RunMeta:
         d = _fields(data, where, ())
         text = {f: _str(d, f, where) for f in ('tree', 'head', 'tree_hash', 'series', 'run_id',
                                               'finished', 'base_commit', 'interrupted',
-                                              'kernel', 'command', 'rxalign', 'baseline')}
+                                              'kernel', 'command', 'rxalign', 'baseline',
+                                              'suites')}
         text['kernel'] = text['kernel'] or _kernel_of(text['tree'])
         patches = tuple(_strs(d, 'patches', where)) if 'patches' in d else None
         return cls(arches=tuple(_strs(d, 'arches', where)), patches=patches, **text)

@@ -365,14 +365,19 @@ def prepare_tree(plan: Plan, cache: Cache, ours: List[Path]) -> ReadyTree:
                                            prepared.skipped))
 
 
+def booted_suites(plan: Plan, ready: ReadyTree) -> str:
+    """kunit.py's filter glob: every suite the tests in the tree declare, but
+    the other kind's (--drivers or not)."""
+    return suite_glob(expected_suites(ready.prepared.path / tree.TESTS_DEST), plan.args.drivers)
+
+
 def run_settings(plan: Plan, ready: ReadyTree, cache: Cache, lock: Lock,
                  chains: toolchains.Toolchains) -> RunSettings:
     """How kunit.py builds and boots every arch of this run."""
     args = plan.args
     # a --tree is taken to be current: slim.config as written
     kept = () if plan.user_tree else plan.kernel.slim_kept
-    # every suite the tests in the tree declare, but the other kind's
-    glob = suite_glob(expected_suites(ready.prepared.path / tree.TESTS_DEST), args.drivers)
+    glob = booted_suites(plan, ready)
     return RunSettings(tree=ready.prepared.path, cache=cache, base_id=ready.base.base_id,
                        profile=Profile(slim=not args.no_slim, debug=args.debug),
                        slim_kept=kept, jobs=args.jobs, timeout=args.timeout,
@@ -474,7 +479,8 @@ def describe(plan: Plan, ready: ReadyTree) -> RunMeta:
                    finished='', kernel=plan.version,
                    patches=tuple(f'{p.name} {hashlib.sha256(p.text).hexdigest()}'
                                  for g in plan.patches for p in g.patches),
-                   command=reproducer(plan), rxalign=checkout.commit())
+                   command=reproducer(plan), rxalign=checkout.commit(),
+                   suites=booted_suites(plan, ready))
 
 
 def record(meta: RunMeta, verdicts: List[Verdict], interrupted: str) -> Results:

@@ -148,11 +148,11 @@ def test_a_baseline_that_is_no_results_is_a_usage_error(
 
 def results_at(root: Path, name: str, tree: str, arches: List[str], finished: str,
                run_id: str = '', patches: Optional[List[str]] = None, kernel: str = '6.12',
-               ) -> Path:
+               suites: str = '') -> Path:
     d = root / name
     d.mkdir(parents=True)
     meta = {'tree': tree, 'arches': arches, 'finished': finished, 'run_id': run_id or name,
-            'kernel': kernel}
+            'kernel': kernel, 'suites': suites}
     if patches is not None:
         meta['patches'] = patches
     (d / 'results.json').write_text(json.dumps({'meta': meta, 'arches': {}}))
@@ -160,9 +160,10 @@ def results_at(root: Path, name: str, tree: str, arches: List[str], finished: st
 
 
 def meta_of(tree: str, arches: List[str], run_id: str, patches: Tuple[str, ...] = (),
-            kernel: str = '6.12') -> RunMeta:
+            kernel: str = '6.12', suites: str = '') -> RunMeta:
     return RunMeta(tree=tree, head='', tree_hash='', series='', run_id=run_id,
-                   arches=tuple(arches), finished='', kernel=kernel, patches=patches)
+                   arches=tuple(arches), finished='', kernel=kernel, patches=patches,
+                   suites=suites)
 
 
 def chosen(root: Path, of: RunMeta) -> Optional[Path]:
@@ -205,6 +206,20 @@ def test_the_default_baseline_is_of_the_same_patches_and_kernel(tmp_path: Path) 
     assert chosen(root, meta_of(tree, both, 'now')) == plain
     assert chosen(root, meta_of(tree, both, 'now', ('mutation.patch 1234',))) == patched
     assert chosen(root, meta_of(tree, both, 'now', ('third.patch 7',))) == plain
+
+
+def test_a_drivers_run_is_no_plain_runs_baseline(tmp_path: Path) -> None:
+    """CI on 2026-12-07: `run-kunit --drivers` right after the plain run was
+    compared with it ("also 30 new, 345 gone"): other suites, other cases."""
+    root = tmp_path / 'kunit-results'
+    tree, both = 'linux-source-6.12 6.12.118', ['x86_64', 'powerpc32']
+    plain_glob, drivers_glob = 'net_rx_align_[a-c]*', 'net_rx_align_drivers*'
+    plain = results_at(root, '1', tree, both, '2026-12-01T10:00:00+00:00', patches=[],
+                       suites=plain_glob)
+    drivers = results_at(root, '2', tree, both, '2026-12-02T10:00:00+00:00', patches=[],
+                         suites=drivers_glob)
+    assert chosen(root, meta_of(tree, both, 'now', suites=plain_glob)) == plain
+    assert chosen(root, meta_of(tree, both, 'now', suites=drivers_glob)) == drivers
 
 
 Run = Callable[..., int]
