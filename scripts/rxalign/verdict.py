@@ -12,6 +12,7 @@ Verdict into a status.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 from types import ModuleType
@@ -59,6 +60,12 @@ def _walk(test: Any, prefix: str, parser: ModuleType, skips: Dict[str, str],
             # The first subtest's lines come before its result, where the
             # parser files them under the parent: look there too.
             _walk(sub, name, parser, skips, out, test.log if i == 0 else None)
+        if test.status == parser.TestStatus.SKIPPED and skips.get(name):
+            # KUnit gives a parameterised case SKIP only when no parameter
+            # passed or failed (lib/kunit/test.c), and 6.1 prints a skipped
+            # parameter as a bare `ok`: those are skips, for the case's reason.
+            out[first:] = [dataclasses.replace(c, status=CaseStatus.SKIP, message=skips[name])
+                           if c.status == CaseStatus.PASS else c for c in out[first:]]
         children = out[first:]
         if test.status == parser.TestStatus.FAILURE and children and \
                 all(c.status in (CaseStatus.PASS, CaseStatus.SKIP) for c in children):

@@ -13,7 +13,7 @@ from rxalign import paths
 from rxalign.exitcodes import Exit
 from rxalign.crashes import REPORT_FORMATS, ReportFormat
 from rxalign.declared import expected_suites, module_functions
-from rxalign.results import ArchRun, Problem, ProblemKind, Verdict
+from rxalign.results import ArchRun, CaseStatus, Problem, ProblemKind, Verdict
 from rxalign.verdict import judge
 
 import faults
@@ -486,6 +486,39 @@ def test_a_reasonless_skip_that_sums_up_skips_with_reasons_passes(parser: Module
     v = judge_log(parser, lines, tmp_path)
     assert v.exit == Exit.OK, v.cause
     assert v.count('SKIP') == 3
+
+
+def test_a_skipped_parameterised_case_on_6_1_skips_its_bare_ok_parameters(
+        parser: ModuleType, tmp_path: Path) -> None:
+    """CI on 2026-12-07, 6.1 powerpc32: 6.1 prints a skipped parameter as a bare
+    `ok N desc`, the case `ok 2 rx_fixup_frames # SKIP <reason>`, and the suite
+    `# SKIP` with no reason of its own; the gate counted 15 passes and failed
+    the suite as a skip without a reason."""
+    lines = faults.pass_log()
+    lines = faults.replace(lines, 'ok 1 rx_netdev_alloc',
+                           ['    ok 1 rx_netdev_alloc # SKIP not on this arch'])
+    lines = faults.replace(lines, '# rx_napi_alloc: pass:22 fail:0 skip:0 total:22',
+                           ['    # rx_napi_alloc: pass:0 fail:0 skip:22 total:22'])
+    lines = faults.replace(lines, 'ok 2 rx_napi_alloc',
+                           ['    ok 2 rx_napi_alloc # SKIP not on this arch'])
+    suite = next(ln.strip() for ln in lines if ln.startswith('ok ') and 'net_rx_align_alloc' in ln)
+    before = judge_log(parser, lines, tmp_path)
+    assert before.exit == Exit.OK, before.cause
+    napi = [c for c in before.cases if c.name.startswith('net_rx_align_alloc.rx_napi_alloc.')]
+    assert len(napi) == 22 and all(c.status == CaseStatus.SKIP and c.message for c in napi)
+    # every case of the suite skipped: KUnit's reasonless suite SKIP is their sum
+    top, end = faults.at(lines, '# Subtest: net_rx_align_alloc'), faults.at(lines, suite)
+    lines = [ln + ' # SKIP not on this arch'
+             if top < i < end and ln.startswith('    ok ') and '#' not in ln else ln
+             for i, ln in enumerate(lines)]
+    lines = faults.replace(lines, suite, [f'{suite} # SKIP'])
+    (tmp_path / 'all').mkdir()
+    (tmp_path / 'bare').mkdir()
+    v = judge_log(parser, lines, tmp_path / 'all')
+    assert v.exit == Exit.OK, v.cause
+    # the rule stands where the case gave no reason: bare `ok`s are passes
+    bare = faults.replace(faults.pass_log(), 'ok 2 rx_napi_alloc', ['    ok 2 rx_napi_alloc # SKIP'])
+    assert judge_log(parser, bare, tmp_path / 'bare').exit == Exit.TEST_FAILED
 
 
 def with_rule(v: Verdict, rule: str) -> Verdict:
