@@ -25,7 +25,7 @@ from .cache import Cache, Lock, default_root
 from .cli import run_main
 from .exitcodes import Exit, HarnessError
 from .fmt import seconds as fmt_seconds
-from .kbuild import BUILTIN, kconfig_symbol
+from .kbuild import BUILTIN, arch_only, kconfig_symbol
 from .build_env import build_env
 
 def _make(arch: arches.Arch, src: Path, build: Path, args: List[str], log: Path,
@@ -68,6 +68,20 @@ def compile_arch(arch: arches.Arch, src: Path, build: Path, files: List[str], lo
         else:
             results.append((f, 'PASS', 'obj-y' if sym == BUILTIN else f'CONFIG_{sym}=m'))
     return results
+
+
+def _arch_only(src: Path, f: str) -> str:
+    """Why no arch of the table can build @f, or '': its Kconfig symbol depends
+    on one that only an arch without an entry (no Debian cross compiler) defines."""
+    sym = kconfig_symbol(src, f)
+    found = arch_only(src, f, sym) if sym and sym != BUILTIN else None
+    if not found:
+        return ''
+    dep, arch = found
+    if arch in {a.srcarch for a in arches.ARCHES}:
+        return ''
+    return (f'CONFIG_{sym} depends on {dep}, which only arch/{arch}/ defines, and no entry '
+            f'of the arch table builds {arch} (scripts/rxalign/arches.py)')
 
 
 def parser() -> argparse.ArgumentParser:
@@ -118,6 +132,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f'compile-test: error: {e.message}', file=sys.stderr)
         return int(e.status)
     for f in (f for f, n in built.items() if not n):
+        only = _arch_only(src, f)
+        if only:
+            # say why and go on: no arch of the table can build it either
+            print(f'compile-test: skipped {f}: {only}')
+            continue
         print(f'compile-test: error: {f} was compiled on none of {args.arch}: add an arch '
               'that can build it', file=sys.stderr)
         failed += 1

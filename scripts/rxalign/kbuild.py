@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional, Tuple
 
 # kconfig_symbol()'s answer for an obj-y object: built whenever its directory is.
 BUILTIN = 'y'
@@ -35,4 +35,31 @@ def kconfig_symbol(src: Path, path: str) -> Optional[str]:
         m = re.match(r'\s*([\w-]+)-(?:objs|y)\s*[:+]?=(.*)', line)
         if m and m.group(1) != 'obj' and listed(obj, m.group(2)):
             return owner(m.group(1) + '.o')
+    return None
+
+
+def _block(kconfig: str, sym: str) -> str:
+    """The lines of `config SYM` in a Kconfig text, up to the next entry."""
+    m = re.search(rf'^\s*(?:menu)?config\s+{sym}\s*$(.*?)(?=^\s*(?:menu)?config\s|^\s*end|^\s*menu\s|\Z)',
+                  kconfig, re.M | re.S)
+    return m.group(1) if m else ''
+
+
+def arch_only(src: Path, path: str, sym: str) -> Optional[Tuple[str, str]]:
+    """(the dependency, its arch) where `config SYM`, defined beside @path,
+    depends on a symbol that only arch/<arch>/ defines: the file builds for
+    that arch alone (xtsonic.c: XTENSA_PLATFORM_XT2000, xtensa); else None."""
+    d = src / os.path.dirname(path)
+    deps: List[str] = []
+    for kconfig in sorted(d.glob('Kconfig*')):
+        for line in _block(kconfig.read_text(errors='replace'), sym).splitlines():
+            m = re.match(r'\s*depends\s+on\s+(.*)', line)
+            if m:
+                deps += re.findall(r'\b[A-Z][A-Z0-9_]*\b', m.group(1))
+    for dep in deps:
+        defined = re.compile(rf'^\s*(?:menu)?config\s+{dep}\s*$', re.M)
+        where = {p.relative_to(src).parts[:2] for p in src.rglob('Kconfig*')
+                 if p.is_file() and defined.search(p.read_text(errors='replace'))}
+        if where and all(w[0] == 'arch' for w in where) and len(where) == 1:
+            return dep, next(iter(where))[1]
     return None
