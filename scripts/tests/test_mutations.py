@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import shutil
+import subprocess
 from pathlib import Path
 from typing import List, Optional, Tuple
 
@@ -9,7 +12,7 @@ import pytest
 
 from rxalign import mutations
 from rxalign.exitcodes import Exit
-from rxalign.paths import MUTATION_PATCHES, SCRIPTS
+from rxalign.paths import MUTATION_PATCHES, SCRIPTS, TESTS_DIR
 from rxalign.results import (ArchStatus, Case, CaseStatus, Problem, ProblemKind, Results,
                              Verdict)
 
@@ -102,3 +105,21 @@ def test_list_prints_every_mutation_and_runs_nothing(
     assert set(rows) == {m.name for m in mutations.MUTATIONS}
     assert '--kernel 7.3' in rows['generic-xdp-l3-pad']
     assert any(m.not_in_ci and f'no: {m.not_in_ci}' in rows[m.name] for m in mutations.MUTATIONS)
+
+
+def test_every_mutation_of_the_tests_applies_to_kunit_tests(tmp_path: Path) -> None:
+    """CI on 2026-12-07: three drivers-suite mutations no longer applied after
+    the suite changed, and mutation-test reported them SURVIVED (run-kunit exit
+    5) 40 minutes into CI.  A mutation that touches only the tests must apply
+    to kunit-tests/ as it is (the tree is kunit-tests/ committed there)."""
+    shutil.copytree(TESTS_DIR, tmp_path / 'kunit-tests')
+    checked = 0
+    for p in sorted(MUTATION_PATCHES.glob('*.patch')):
+        files = re.findall(r'^\+\+\+ b/(\S+)$', p.read_text(), re.M)
+        if not files or not all(f.startswith('net/core/tests/') for f in files):
+            continue
+        r = subprocess.run(['git', 'apply', '--check', '-p4', '--directory=kunit-tests', str(p)],
+                           cwd=tmp_path, capture_output=True, text=True, check=False)
+        assert r.returncode == 0, f'{p.name}: {r.stderr.strip()}'
+        checked += 1
+    assert checked >= 3
