@@ -54,7 +54,8 @@ def arch_only(src: Path, path: str, sym: str) -> Optional[Tuple[str, str]]:
     for kconfig in sorted(d.glob('Kconfig*')):
         for line in _block(kconfig.read_text(errors='replace'), sym).splitlines():
             m = re.match(r'\s*depends\s+on\s+(.*)', line)
-            if m:
+            # only a conjunction names what the symbol needs (`X || COMPILE_TEST` does not)
+            if m and not re.search(r'\|\||!', m.group(1)):
                 deps += re.findall(r'\b[A-Z][A-Z0-9_]*\b', m.group(1))
     for dep in deps:
         defined = re.compile(rf'^\s*(?:menu)?config\s+{dep}\s*$', re.M)

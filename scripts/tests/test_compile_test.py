@@ -46,3 +46,8 @@ def test_a_driver_an_entry_could_build_still_fails(tmp_path: Path) -> None:
     assert arch_only(src, 'drivers/net/x/baz.c', 'BAZ') is None
     assert arch_only(tree(tmp_path / 'b', 'xtensa', elsewhere=True),
                      'drivers/net/x/foo.c', 'FOO') is None
+    # an alternative is no requirement: COMPILE_TEST builds it anywhere
+    src = tree(tmp_path / 'c', 'xtensa')
+    kconfig = src / 'drivers/net/x/Kconfig'
+    kconfig.write_text(kconfig.read_text().replace('BAR && NET', 'BAR || COMPILE_TEST'))
+    assert arch_only(src, 'drivers/net/x/foo.c', 'FOO') is None

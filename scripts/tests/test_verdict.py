@@ -516,6 +516,10 @@ def test_a_skipped_parameterised_case_on_6_1_skips_its_bare_ok_parameters(
     (tmp_path / 'bare').mkdir()
     v = judge_log(parser, lines, tmp_path / 'all')
     assert v.exit == Exit.OK, v.cause
+    # a parameter that failed under the skipped case still fails: only bare oks change
+    failed = faults.replace(lines, 'ok 3 napi_alloc_skb len=60', ['        not ok 3 napi_alloc_skb len=60'])
+    (tmp_path / 'failed').mkdir()
+    assert judge_log(parser, failed, tmp_path / 'failed').exit == Exit.TEST_FAILED
     # the rule stands where the case gave no reason: bare `ok`s are passes
     bare = faults.replace(faults.pass_log(), 'ok 2 rx_napi_alloc', ['    ok 2 rx_napi_alloc # SKIP'])
     assert judge_log(parser, bare, tmp_path / 'bare').exit == Exit.TEST_FAILED
