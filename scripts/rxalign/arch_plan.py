@@ -18,7 +18,7 @@ from typing import List, Optional, Tuple
 from .arches import ARCHES, Arch, builder
 from .boot import Boot, boot
 from .cache import Cache, Lock
-from .kconfig import Profile, fitted
+from .kconfig import Profile, arch_lacks, fitted
 from .toolchains import Toolchain, Toolchains, host_toolchain
 
 
@@ -62,6 +62,8 @@ class ArchPlan:
     # the image `configure` boots, any other an entry of the build dir boots,
     # and the device trees of the boards
     make_targets: Tuple[str, ...]
+    # lines of our fragments the arch's Kconfig cannot have (KASAN on mips)
+    lacks: Tuple[str, ...] = ()
 
     @property
     def stamp_files(self) -> Tuple[Path, ...]:
@@ -75,7 +77,8 @@ class ArchPlan:
                      booting: bool) -> List[Path]:
         """--kunitconfig: our fragments less what the entry's Kconfig cannot
         make (kconfig.fitted, which writes its copies into the build dir)."""
-        return fitted(self.arch if booting else self.builder, fragments, kept, self.build_dir)
+        return fitted(self.arch if booting else self.builder, fragments,
+                      (*kept, *self.lacks), self.build_dir)
 
 
 def plan(arch: Arch, s: RunSettings) -> ArchPlan:
@@ -98,4 +101,5 @@ def plan(arch: Arch, s: RunSettings) -> ArchPlan:
     return ArchPlan(arch=arch, builder=base, toolchain=tc,
                     build_dir=s.cache.build_dir(s.base_id, base.name, suffix),
                     kmemleak=kmemleak, configure=configure, boot=boot(arch, s.tree, kmemleak),
-                    make_targets=(*(('all',) if 'all' in images else images), *dtbs))
+                    make_targets=(*(('all',) if 'all' in images else images), *dtbs),
+                    lacks=arch_lacks(s.tree, base, s.profile.fragments()))

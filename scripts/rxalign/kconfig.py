@@ -78,11 +78,35 @@ def defined_here(lines: Iterable[str], symbols: Set[str]) -> Tuple[List[str], Li
     return kept, gone
 
 
+# Options of our fragments (debug.config) only an arch whose Kconfig selects
+# the capability can have: elsewhere kunit.py would count them as lost.
+ARCH_CAPABILITY = {
+    'CONFIG_KASAN=y': 'HAVE_ARCH_KASAN',
+    'CONFIG_KASAN_GENERIC=y': 'HAVE_ARCH_KASAN',
+}
+
+
+def arch_selects(tree: Path, srcarch: str, symbol: str) -> bool:
+    """Whether a Kconfig file of @tree's arch/@srcarch selects @symbol (under
+    any condition: kunit.py's own check judges one the config leaves off)."""
+    pattern = re.compile(rf'^\s*select\s+{re.escape(symbol)}\b', re.M)
+    return any(pattern.search(k.read_text(errors='replace'))
+               for k in (tree / 'arch' / srcarch).glob('Kconfig*'))
+
+
+def arch_lacks(tree: Path, arch: Arch, fragments: Iterable[Path]) -> Tuple[str, ...]:
+    """The lines of @fragments @arch cannot have in @tree (ARCH_CAPABILITY)."""
+    wanted = {line for k in fragments for line in option_lines(k)} & ARCH_CAPABILITY.keys()
+    return tuple(sorted(line for line in wanted
+                        if not arch_selects(tree, arch.srcarch, ARCH_CAPABILITY[line])))
+
+
 def fitted(arch: Arch, kunitconfigs: Iterable[Path], kept: Iterable[str],
            build_dir: Path) -> List[Path]:
-    """@kunitconfigs less the cuts this kernel keeps (@kept, kernels.py) and
-    those @arch's Kconfig cannot make (its slim_absent; kunit.py would count
-    each as lost): a copy in @build_dir in place of a file that holds any."""
+    """@kunitconfigs less the cuts this kernel keeps and the options the arch
+    cannot have (@kept: kernels.py, arch_lacks()) and those @arch's Kconfig
+    cannot make (its slim_absent; kunit.py would count each as lost): a copy
+    in @build_dir in place of a file that holds any."""
     drop = {*kept, *arch.slim_absent}
     out: List[Path] = []
     for k in kunitconfigs:

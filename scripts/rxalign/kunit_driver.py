@@ -452,6 +452,11 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
         with open(build_log, 'a', encoding='utf-8') as out:
             out.write('left out of --kconfig_add, no Kconfig file of this tree defines their '
                       f'symbols: {", ".join(gone)}\n')
+    if p.lacks:
+        progress(f'without {", ".join(p.lacks)}: arch/{arch.srcarch} does not offer it')
+        with open(build_log, 'a', encoding='utf-8') as out:
+            out.write(f'left out of --kunitconfig, arch/{arch.srcarch}/Kconfig selects no '
+                      f'capability they need: {", ".join(p.lacks)}\n')
     if phases[0] is not boot:
         # a build that fails or is cut short leaves no stamp to trust
         stamp_file.unlink(missing_ok=True)

@@ -17,8 +17,9 @@ from rxalign.arch_plan import RunSettings, plan
 from rxalign.arches import ARCHES, BY_NAME
 from rxalign.boot import TREE_CONFIGS
 from rxalign.cache import Cache
-from rxalign.kconfig import Profile
+from rxalign.kconfig import Profile, option_lines
 from rxalign.kunit_driver import kunit_args, kunit_make
+from rxalign.paths import DEBUG
 
 KERNELS = ('6.12', '7.3')
 CONFIG = """from ..qemu_config import QemuArchParams
@@ -141,3 +142,33 @@ def test_config_and_exec_read_one_plan(tmp_path: Path) -> None:
     assert x86.boot.kunit_arg.endswith('x86_64-kmemleak.py')
     assert x86.build_dir.name == 'x86_64-debug'
 
+
+
+def kunitconfig_lines(args: List[str]) -> List[str]:
+    """Every option line of the --kunitconfig files among @args."""
+    return [line for a in args if a.startswith('--kunitconfig=')
+            for line in option_lines(Path(a.split('=', 1)[1]))]
+
+
+def test_debug_leaves_kasan_out_where_the_arch_has_none(tmp_path: Path) -> None:
+    """Issue 43: `--debug --kernel 7.3 --arch mips` stopped at kunit.py config
+    ("Missing: CONFIG_KASAN_GENERIC=y, CONFIG_KASAN=y"): arch/mips selects
+    no HAVE_ARCH_KASAN. The plan leaves the KASAN lines out there and keeps
+    them where the arch's Kconfig selects it (under a condition too)."""
+    tree = kernel_tree(tmp_path, '7.3')
+    for srcarch, text in (('mips', 'config MIPS\n\tselect HAVE_ARCH_SECCOMP\n'),
+                          ('x86', 'config X86\n\tselect HAVE_ARCH_KASAN\t\tif X86_64\n')):
+        (tree / 'arch' / srcarch).mkdir(parents=True)
+        (tree / 'arch' / srcarch / 'Kconfig').write_text(text)
+    s = settings(tree, tmp_path / 'cache', debug=True)
+    kasan = {'CONFIG_KASAN=y', 'CONFIG_KASAN_GENERIC=y'}
+    assert kasan <= set(option_lines(DEBUG))
+    for name, has in (('mips', False), ('x86_64', True)):
+        p = plan(BY_NAME[name], s)
+        p.build_dir.mkdir(parents=True, exist_ok=True)
+        assert p.lacks == (() if has else tuple(sorted(kasan)))
+        for booting in (False, True):
+            lines = set(kunitconfig_lines(kunit_args(p, s, booting)))
+            assert (kasan <= lines) if has else not kasan & lines
+            assert 'CONFIG_PROVE_LOCKING=y' in lines
+    assert not plan(BY_NAME['mips'], settings(tree, tmp_path / 'c2', debug=False)).lacks
