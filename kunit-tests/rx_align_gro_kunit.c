@@ -14,6 +14,13 @@
  * The cases run a real NAPI instance: its poll function does what such a
  * driver does, and a protocol handler records where the IP header is when
  * the frame reaches the stack.
+ *
+ * GRO reads the headers of a frame whose head is empty in place, in its
+ * first fragment (frag0), and only where NET_IP_ALIGN would have put them
+ * (skb_gro_reset_offset()); anywhere else it pulls them into the head
+ * first.  net_rx_align_gro_at puts the IP header at each offset mod 4 in
+ * the fragment and counts the unaligned-access fixups the whole receive
+ * takes where the CPU traps: none, wherever the device wrote the frame.
  */
 
 #include <kunit/resource.h>
@@ -33,6 +40,9 @@ KUNIT_DEFINE_ACTION_WRAPPER(rx_napi_disable, napi_disable,
 #define RX_GRO_MAX	4
 /* TCP segments GRO can merge: same flow, consecutive, full-sized. */
 #define RX_GRO_MSS	1000
+
+/* The head napi_get_frags() allocates: GRO_MAX_HEAD, private to gro.c on 6.1 */
+#define RX_GRO_HEAD	(MAX_HEADER + 128)
 
 /* One frame of the poll: a UDP frame, or segment @seg of a TCP flow. */
 struct rx_gro_frame {
@@ -69,6 +79,8 @@ struct rx_gro {
 	struct napi_struct napi;
 	struct completion polled;
 	const struct rx_gro_param *p;
+	unsigned int mac;	/* page offset the device wrote each frame at */
+	bool receive;		/* napi_gro_receive(), not napi_gro_frags() */
 	/* what the poll saw of each frame */
 	struct sk_buff *skb[RX_GRO_MAX];
 	unsigned int headroom[RX_GRO_MAX];
@@ -97,7 +109,41 @@ static void rx_fill_tcp(u8 *buf, unsigned int seg, const u8 *dest)
 	memcpy(buf + ETH_HLEN + sizeof(ip4), &th, sizeof(th));
 }
 
-/* What a napi_gro_frags() driver's poll does with each received buffer. */
+/* A page the device wrote frame @f into, at @mac. */
+static struct page *rx_gro_page(struct napi_struct *napi,
+				const struct rx_gro_frame *f, unsigned int mac)
+{
+	struct page *page = dev_alloc_page();
+	u8 *buf;
+
+	if (!page)
+		return NULL;
+	buf = page_address(page) + mac;
+	if (f->tcp)
+		rx_fill_tcp(buf, f->seg, napi->dev->dev_addr);
+	else
+		rx_align_fill_frame(buf, f->frame, f->len, napi->dev->dev_addr);
+	return page;
+}
+
+/*
+ * What a napi_gro_receive() driver that copies only the Ethernet header
+ * does: the rest stays in the page, so the head is empty once
+ * eth_type_trans() pulled the MAC header, and GRO reads the rest in place.
+ */
+static gro_result_t rx_gro_receive(struct napi_struct *napi,
+				   struct sk_buff *skb, struct page *page,
+				   unsigned int mac, unsigned int len)
+{
+	skb_put_data(skb, page_address(page) + mac, ETH_HLEN);
+	skb_add_rx_frag(skb, 0, page, mac + ETH_HLEN, len - ETH_HLEN,
+			PAGE_SIZE);
+	skb->protocol = eth_type_trans(skb, napi->dev);
+	skb->ip_summed = CHECKSUM_UNNECESSARY;
+	return napi_gro_receive(napi, skb);
+}
+
+/* What a GRO driver's poll does with each received buffer. */
 static int rx_gro_poll(struct napi_struct *napi, int budget)
 {
 	struct rx_gro *gro = container_of(napi, struct rx_gro, napi);
@@ -105,26 +151,28 @@ static int rx_gro_poll(struct napi_struct *napi, int budget)
 
 	for (i = 0; i < gro->p->n && i < budget; i++) {
 		const struct rx_gro_frame *f = &gro->p->frames[i];
-		struct sk_buff *skb = napi_get_frags(napi);
+		struct sk_buff *skb;
 		struct page *page;
-		u8 *buf;
 
+		skb = gro->receive ? napi_alloc_skb(napi, RX_GRO_HEAD) :
+				     napi_get_frags(napi);
 		if (!skb)
 			break;
-		page = dev_alloc_page();
-		if (!page)
+		page = rx_gro_page(napi, f, gro->mac);
+		if (!page) {
+			if (gro->receive)
+				kfree_skb(skb);
 			break;
+		}
 		gro->skb[i] = skb;
 		gro->headroom[i] = skb_headroom(skb);
-		/* the device wrote the frame where NET_IP_ALIGN tells it */
-		buf = page_address(page) + NET_IP_ALIGN;
-		if (f->tcp)
-			rx_fill_tcp(buf, f->seg, napi->dev->dev_addr);
-		else
-			rx_align_fill_frame(buf, f->frame, f->len,
-					    napi->dev->dev_addr);
+		if (gro->receive) {
+			gro->ret[i] = rx_gro_receive(napi, skb, page, gro->mac,
+						     f->len);
+			continue;
+		}
 		skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, page,
-				NET_IP_ALIGN, f->len, PAGE_SIZE);
+				gro->mac, f->len, PAGE_SIZE);
 		/* the device verified the checksums */
 		skb->ip_summed = CHECKSUM_UNNECESSARY;
 		gro->ret[i] = napi_gro_frags(napi);
@@ -133,6 +181,45 @@ static int rx_gro_poll(struct napi_struct *napi, int budget)
 	napi_complete_done(napi, i);
 	complete(&gro->polled);
 	return i;
+}
+
+/*
+ * A device with GRO on and a NAPI instance that polls @gro's frames, and a
+ * tap for the @want frames that reach the stack.
+ */
+static struct rx_tap *rx_gro_setup(struct kunit *test, struct rx_gro *gro,
+				   unsigned int want)
+{
+	struct rx_tap *tap;
+
+	init_completion(&gro->polled);
+	gro->dev = rx_align_dummy_netdev(test);
+	/* what register_netdevice() turns on for a driver's device */
+	gro->dev->features |= NETIF_F_GRO;
+	netif_napi_add(gro->dev, &gro->napi, rx_gro_poll);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rx_napi_del,
+							&gro->napi), 0);
+	tap = rx_align_tap_add(test, gro->dev, want, false, false);
+	napi_enable(&gro->napi);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rx_napi_disable,
+							&gro->napi), 0);
+	return tap;
+}
+
+/* One NAPI poll, which must hand every frame of @gro to GRO. */
+static void rx_gro_run(struct kunit *test, struct rx_gro *gro)
+{
+	const char *name = gro->p->name;
+
+	local_bh_disable();
+	napi_schedule(&gro->napi);
+	local_bh_enable();
+	KUNIT_ASSERT_TRUE_MSG(test,
+			      wait_for_completion_timeout(&gro->polled, HZ),
+			      "%s: the NAPI poll never ran", name);
+	KUNIT_ASSERT_EQ_MSG(test, gro->done, gro->p->n,
+			    "%s: the poll handed %u of %u frames to GRO",
+			    name, gro->done, gro->p->n);
 }
 
 static void rx_gro_frags(struct kunit *test)
@@ -153,27 +240,10 @@ static void rx_gro_frags(struct kunit *test)
 	gro = kunit_kzalloc(test, sizeof(*gro), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, gro);
 	gro->p = p;
-	init_completion(&gro->polled);
-	gro->dev = rx_align_dummy_netdev(test);
-	/* what register_netdevice() turns on for a driver's device */
-	gro->dev->features |= NETIF_F_GRO;
-	netif_napi_add(gro->dev, &gro->napi, rx_gro_poll);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rx_napi_del,
-							&gro->napi), 0);
-	tap = rx_align_tap_add(test, gro->dev, want, false, false);
-	napi_enable(&gro->napi);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rx_napi_disable,
-							&gro->napi), 0);
-
-	local_bh_disable();
-	napi_schedule(&gro->napi);
-	local_bh_enable();
-	KUNIT_ASSERT_TRUE_MSG(test,
-			      wait_for_completion_timeout(&gro->polled, HZ),
-			      "%s: the NAPI poll never ran", p->name);
-	KUNIT_ASSERT_EQ_MSG(test, gro->done, p->n,
-			    "%s: the poll handed %u of %u frames to GRO",
-			    p->name, gro->done, p->n);
+	/* the device wrote the frame where NET_IP_ALIGN tells it */
+	gro->mac = NET_IP_ALIGN;
+	tap = rx_gro_setup(test, gro, want);
+	rx_gro_run(test, gro);
 
 	/* napi_get_frags(): the head napi_alloc_skb() made, or a reused one */
 	for (i = 0; i < p->n; i++)
@@ -207,8 +277,93 @@ static void rx_gro_frags(struct kunit *test)
 	}
 }
 
+/* ---- Headers GRO reads in place: the IP header at each offset mod 4 ---- */
+
+struct rx_gro_at_param {
+	const char *name;
+	bool receive;		/* napi_gro_receive(), else napi_gro_frags() */
+	struct rx_gro_frame frame;
+	unsigned int at;	/* the IP header's offset in the page, mod 4 */
+};
+
+#define RX_GRO_UDP4	{ RX_IPV4, ETH_FRAME_LEN }
+#define RX_GRO_UDP6	{ RX_IPV6, ETH_FRAME_LEN }
+#define RX_GRO_TCP4	{ RX_IPV4, RX_TCP_LEN, true, 0 }
+
+static const struct rx_gro_at_param rx_gro_at_params[] = {
+	{ "frags_udp4_at_0", false, RX_GRO_UDP4, 0 },
+	{ "frags_udp4_at_1", false, RX_GRO_UDP4, 1 },
+	{ "frags_udp4_at_2", false, RX_GRO_UDP4, 2 },
+	{ "frags_udp4_at_3", false, RX_GRO_UDP4, 3 },
+	{ "frags_udp6_at_0", false, RX_GRO_UDP6, 0 },
+	{ "frags_udp6_at_1", false, RX_GRO_UDP6, 1 },
+	{ "frags_udp6_at_2", false, RX_GRO_UDP6, 2 },
+	{ "frags_udp6_at_3", false, RX_GRO_UDP6, 3 },
+	{ "frags_tcp4_at_0", false, RX_GRO_TCP4, 0 },
+	{ "frags_tcp4_at_1", false, RX_GRO_TCP4, 1 },
+	{ "frags_tcp4_at_2", false, RX_GRO_TCP4, 2 },
+	{ "frags_tcp4_at_3", false, RX_GRO_TCP4, 3 },
+	{ "receive_udp4_at_0", true, RX_GRO_UDP4, 0 },
+	{ "receive_udp4_at_1", true, RX_GRO_UDP4, 1 },
+	{ "receive_udp4_at_2", true, RX_GRO_UDP4, 2 },
+	{ "receive_udp4_at_3", true, RX_GRO_UDP4, 3 },
+	{ "receive_udp6_at_0", true, RX_GRO_UDP6, 0 },
+	{ "receive_udp6_at_1", true, RX_GRO_UDP6, 1 },
+	{ "receive_udp6_at_2", true, RX_GRO_UDP6, 2 },
+	{ "receive_udp6_at_3", true, RX_GRO_UDP6, 3 },
+	{ "receive_tcp4_at_0", true, RX_GRO_TCP4, 0 },
+	{ "receive_tcp4_at_1", true, RX_GRO_TCP4, 1 },
+	{ "receive_tcp4_at_2", true, RX_GRO_TCP4, 2 },
+	{ "receive_tcp4_at_3", true, RX_GRO_TCP4, 3 },
+};
+
+KUNIT_ARRAY_PARAM_DESC(rx_gro_at, rx_gro_at_params, name);
+
+/* Room in front of the MAC header, so that the IP header can be anywhere. */
+#define RX_GRO_AT_BASE	16
+
+static void rx_gro_at(struct kunit *test)
+{
+	const struct rx_gro_at_param *p = test->param_value;
+	struct rx_align_fixups *f = rx_align_fixups_new(test, true);
+	const char *path = p->receive ? "napi_gro_receive" : "napi_gro_frags";
+	struct rx_gro_param *frames;
+	struct rx_gro *gro;
+	struct rx_tap *tap;
+	u64 before, taken;
+
+	if (p->frame.tcp && !IS_ENABLED(CONFIG_INET))
+		kunit_skip(test, "CONFIG_INET is not set: no TCP GRO");
+
+	gro = kunit_kzalloc(test, sizeof(*gro), GFP_KERNEL);
+	frames = kunit_kzalloc(test, sizeof(*frames), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, gro);
+	KUNIT_ASSERT_NOT_NULL(test, frames);
+	*frames = (struct rx_gro_param){ p->name, 1, { p->frame } };
+	gro->p = frames;
+	gro->mac = RX_GRO_AT_BASE + p->at - ETH_HLEN;
+	gro->receive = p->receive;
+	tap = rx_gro_setup(test, gro, 1);
+
+	before = f ? rx_align_fixups_read(f) : 0;
+	rx_gro_run(test, gro);
+	KUNIT_ASSERT_TRUE_MSG(test, wait_for_completion_timeout(&tap->seen, HZ),
+			      "%s: the frame never reached the stack", p->name);
+	taken = f ? rx_align_fixups_read(f) - before : 0;
+	if (f)
+		kunit_info(test, "rx_align_fixups: %s: %llu\n", p->name, taken);
+
+	RX_EXPECT_FRAME(test, path, p->name, &tap->frames[0], RX_RULE_IP_ALIGN,
+			0);
+	KUNIT_EXPECT_EQ_MSG(test, taken, 0,
+			    RX_AT
+			    "%s took %llu unaligned-access fixup(s), the IP header %u past a 4-byte boundary in the page",
+			    rx_arch(), p->name, path, taken, p->at);
+}
+
 static struct kunit_case rx_gro_cases[] = {
 	KUNIT_CASE_PARAM(rx_gro_frags, rx_gro_gen_params),
+	KUNIT_CASE_PARAM(rx_gro_at, rx_gro_at_gen_params),
 	{}
 };
 
