@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Tuple
 
 import pytest
 
-from rxalign import checkout, deps, kconfig, kunit_driver, procs, run_kunit, tree
+from rxalign import checkout, deps, kconfig, kernels, kunit_driver, procs, run_kunit, tree
 from rxalign.cache import Cache, Lock
 from rxalign.exitcodes import Exit, HarnessError
 
@@ -1034,3 +1034,20 @@ def test_the_tests_must_still_apply_on_a_user_tree(
     (fake_tree / 'net/Kconfig').write_text('config NET_TEST\n\ttristate "x"\n')   # no anchor
     assert run(monkeypatch, fake_tree, tmp_path / 'out', 'pass') == Exit.PATCH
     assert 'cannot hook the tests into net/Kconfig' in capsys.readouterr().err
+
+
+def test_a_user_tree_keeps_the_cuts_of_its_kernel(
+        monkeypatch: pytest.MonkeyPatch, fake_tree: Path, cache_root: Path,
+        tmp_path: Path) -> None:
+    """Issue 42: `--tree` on a git tree of 6.1 failed to build (ptp_vclock.c:
+    implicit DEFINE_STATIC_SRCU): a user tree got slim.config as written,
+    without the cuts 6.1 keeps (kernels.py), which Debian's 6.1 gets. Now the
+    kernel the tree's version takes the series of decides them for both.
+    Seen failing on the code before: the inotify cut in x86_64's slim.config."""
+    at_version(fake_tree, '6.1')
+    assert run(monkeypatch, fake_tree, tmp_path / 'out', 'pass') == Exit.OK
+    kept = kernels.BY_NAME['6.1'].slim_kept
+    assert kept
+    fitted = list((cache_root / 'build').glob('*/x86_64/slim-x86_64.config'))
+    assert len(fitted) == 1, fitted
+    assert not set(kept) & set(fitted[0].read_text().splitlines())
