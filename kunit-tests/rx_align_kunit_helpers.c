@@ -367,7 +367,7 @@ static void rx_driver_skb(struct kunit *test, struct sk_buff **ref,
 	rx_align_fill_frame(buf, p->frame, p->len, dev->dev_addr);
 	buf += skip;
 	skb = p->l3 ? netdev_alloc_skb(dev, head + p->reserve) :
-		      netdev_alloc_skb_ip_align(dev, head);
+		      netdev_alloc_skb_ip_align(dev, head + p->reserve);
 	KUNIT_ASSERT_NOT_NULL(test, skb);
 	*ref = skb;
 	skb_reserve(skb, p->reserve);
@@ -410,9 +410,12 @@ void rx_align_generic_xdp(struct kunit *test,
 	struct rx_align_seen seen;
 	enum rx_align_rule rule;
 	unsigned long was;
+	u64 before, taken;
 	u32 act;
 
 	rx_driver_skb(test, ref, dev, p);
+	/* what generic XDP itself takes: the copy, the program's run */
+	before = f ? rx_align_fixups_read(f) : 0;
 	was = (unsigned long)skb_network_header(*ref);
 	rcu_read_lock();
 	local_bh_disable();
@@ -423,6 +426,7 @@ void rx_align_generic_xdp(struct kunit *test,
 		*ref = NULL;	/* dropped and freed */
 	KUNIT_ASSERT_EQ_MSG(test, act, XDP_PASS,
 			    "%s: generic XDP dropped the frame", p->name);
+	taken = f ? rx_align_fixups_read(f) - before : 0;
 
 	/* ... and on from there: untag, then hand it to the protocol */
 	if (eth_type_vlan((*ref)->protocol)) {
@@ -443,9 +447,16 @@ void rx_align_generic_xdp(struct kunit *test,
 	RX_EXPECT_FRAME(test, path, p->name, &seen, rule, was);
 	RX_EXPECT_SHINFO(test, seen.shinfo, p->name);
 	/* grown in place, a header the driver put off stays off: its cost */
-	if (rule != RX_RULE_KEPT || was % 4 == 0)
-		RX_EXPECT_NO_FIXUPS(test, f, skb_network_header(*ref),
-				    p->frame == RX_IPV6, p->name);
+	if (rule == RX_RULE_KEPT && was % 4)
+		return;
+	if (f)
+		kunit_info(test, "rx_align_fixups: %s: do_xdp_generic() %llu\n",
+			   p->name, taken);
+	KUNIT_EXPECT_EQ_MSG(test, taken, 0,
+			    RX_AT "do_xdp_generic() took %llu fixup(s)",
+			    rx_arch(), p->name, taken);
+	RX_EXPECT_NO_FIXUPS(test, f, skb_network_header(*ref),
+			    p->frame == RX_IPV6, p->name);
 }
 EXPORT_SYMBOL_IF_KUNIT(rx_align_generic_xdp);
 

@@ -41,6 +41,15 @@ static const struct rx_generic_param rx_copy_params[] = {
 	  ETH_FRAME_LEN + VLAN_HLEN },
 	{ "frags_prog_nonlinear_ipv4", true, true, RX_IPV4, ETH_FRAME_LEN },
 	{ "frags_prog_nonlinear_ipv6", true, true, RX_IPV6, ETH_FRAME_LEN },
+	/* wherever the driver had the frame, the copy is where it belongs */
+	{ "frags_prog_linear_ipv4_reserve_1", true, false, RX_IPV4,
+	  ETH_FRAME_LEN, .reserve = 1 },
+	{ "frags_prog_linear_ipv4_reserve_2", true, false, RX_IPV4,
+	  ETH_FRAME_LEN, .reserve = 2 },
+	{ "frags_prog_linear_ipv4_reserve_3", true, false, RX_IPV4,
+	  ETH_FRAME_LEN, .reserve = 3 },
+	{ "frags_prog_nonlinear_ipv6_reserve_2", true, true, RX_IPV6,
+	  ETH_FRAME_LEN, .reserve = 2 },
 };
 
 KUNIT_ARRAY_PARAM_DESC(rx_copy, rx_copy_params, name);
