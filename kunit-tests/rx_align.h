@@ -259,6 +259,7 @@ struct rx_align_fixups *rx_align_fixups_new(struct kunit *test,
 struct rx_align_fixups *rx_align_fixups_or_skip(struct kunit *test);
 u64 rx_align_fixups_read(const struct rx_align_fixups *f);
 u32 rx_align_read_ip_header(const void *nh, bool ipv6);
+u32 rx_align_misaligned_load(const void *p);
 u64 rx_align_fixups_taken(struct kunit *test, const struct rx_align_fixups *f,
 			  const void *nh, bool ipv6, const char *what);
 

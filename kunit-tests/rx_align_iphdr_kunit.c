@@ -102,12 +102,12 @@ static void rx_fixup_control(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, words);
 	before = rx_align_fixups_read(f);
-	v = READ_ONCE(*(u32 *)((u8 *)words + 2));
+	v = rx_align_misaligned_load((u8 *)words + 2);
 	after = rx_align_fixups_read(f);
 	kunit_info(test, "rx_align_fixups: control %llu -> %llu (read %u)\n",
 		   before, after, v);
 	KUNIT_EXPECT_GT_MSG(test, after, before,
-			    "arch %s: a misaligned u32 load did not move the fixup counter",
+			    "arch %s: a misaligned load did not move the fixup counter",
 			    rx_arch());
 }
 

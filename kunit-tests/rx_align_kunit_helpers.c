@@ -914,14 +914,19 @@ EXPORT_SYMBOL_IF_KUNIT(rx_align_tap_add);
  * The CPUs NET_IP_ALIGN is 2 for: a misaligned word load traps into the
  * kernel's unaligned-access handler, which emulates it.  riscv and
  * loongarch cores may load unaligned words themselves or trap; whether
- * they do here is probed (rx_fixups_probe()).  Elsewhere the hardware
- * handles it and nothing is counted.
+ * they do here is probed (rx_fixups_probe()).  ARM's alignment.c fixes up
+ * every misaligned LDM/LDRD (and before ARMv6 every misaligned word), and
+ * counts them as perf events only where the kernel does: probed too.
+ * Elsewhere the hardware handles it and nothing is counted.
  */
 #define RX_TRAPS_MISALIGNED						\
 	(IS_ENABLED(CONFIG_MIPS) || IS_ENABLED(CONFIG_SUPERH) ||	\
 	 IS_ENABLED(CONFIG_SPARC) || IS_ENABLED(CONFIG_ALPHA) ||	\
-	 IS_ENABLED(CONFIG_PARISC) || IS_ENABLED(CONFIG_ALIGNMENT_TRAP))
-#define RX_MAY_TRAP (IS_ENABLED(CONFIG_RISCV) || IS_ENABLED(CONFIG_LOONGARCH))
+	 IS_ENABLED(CONFIG_PARISC))
+#define RX_ARM_FIXUPS \
+	(IS_ENABLED(CONFIG_ARM) && IS_ENABLED(CONFIG_ALIGNMENT_TRAP))
+#define RX_MAY_TRAP (IS_ENABLED(CONFIG_RISCV) ||			\
+		     IS_ENABLED(CONFIG_LOONGARCH) || RX_ARM_FIXUPS)
 
 /*
  * PERF_COUNT_SW_ALIGNMENT_FAULTS in this task (a case that reads a header
@@ -940,20 +945,21 @@ static int rx_trapped = -1;
 /* Why this arch has no fixup counter a test can read, or NULL. */
 static const char *rx_fixups_missing(void)
 {
-	if (IS_ENABLED(CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS))
+	if (IS_ENABLED(CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS) &&
+	    !RX_ARM_FIXUPS)
 		return "the CPU loads unaligned words cheaply: no fixups";
 	if (!RX_TRAPS_MISALIGNED && !RX_MAY_TRAP)
 		return "no unaligned-access fixup counter on this arch";
 	/* alpha counts into an array private to arch/alpha: no perf event */
 	if (IS_ENABLED(CONFIG_ALPHA))
 		return "no counter a test can read: alpha's is in traps.c";
-	/* ARMv4/v5: alignment.c's own ai_sys */
-	if (IS_ENABLED(CONFIG_ALIGNMENT_TRAP))
-		return "no counter a test can read: arm's is in alignment.c";
 	if (IS_ENABLED(CONFIG_PARISC) && !RX_IRQ_STAT_COUNTER)
 		return "parisc does not export irq_stat to modules";
 	if (!RX_IRQ_STAT_COUNTER && !RX_PERF_COUNTER)
 		return "no counter: CONFIG_PERF_EVENTS is not set";
+	/* before it counts perf events, only alignment.c's own ai_sys */
+	if (RX_ARM_FIXUPS && rx_trapped == 0)
+		return "alignment.c fixed a load up, counting no perf event";
 	if (RX_MAY_TRAP && rx_trapped == 0)
 		return "this CPU loads unaligned words without a trap";
 	return NULL;
@@ -1003,7 +1009,24 @@ static void rx_fixups_perf(struct kunit *test, struct rx_align_fixups *f)
 }
 #endif
 
-/* Whether a misaligned word load in this task moves the counter. */
+/*
+ * A load from @p that traps where @p is misaligned: a word, or on ARMv6
+ * and later, whose cores load single words themselves, a doubleword.
+ */
+u32 rx_align_misaligned_load(const void *p)
+{
+#if defined(CONFIG_ARM) && __LINUX_ARM_ARCH__ >= 6
+	u64 v;
+
+	asm volatile("ldrd %0, %H0, [%1]" : "=r" (v) : "r" (p) : "memory");
+	return lower_32_bits(v) ^ upper_32_bits(v);
+#else
+	return READ_ONCE(*(const u32 *)p);
+#endif
+}
+EXPORT_SYMBOL_IF_KUNIT(rx_align_misaligned_load);
+
+/* Whether a misaligned load in this task moves the counter. */
 static int rx_fixups_probe(struct kunit *test)
 {
 	struct rx_align_fixups probe = { .all_cpus = false };
@@ -1013,7 +1036,7 @@ static int rx_fixups_probe(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, words);
 	rx_fixups_perf(test, &probe);
 	before = rx_align_fixups_read(&probe);
-	(void)READ_ONCE(*(u32 *)((u8 *)words + 2));
+	(void)rx_align_misaligned_load((u8 *)words + 2);
 	return rx_align_fixups_read(&probe) > before;
 }
 

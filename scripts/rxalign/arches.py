@@ -265,7 +265,7 @@ ARCHES: Tuple[Arch, ...] = (
          nics=(E1000E, E1000, RTL8139_CP, PCNET32, NE2K_PCI, VMXNET3, VIRTIO_PCI),
          # the PCIe host's ECAM below 4 GB: the kernel, shared with the
          # Cortex-A9 boards, has no LPAE to reach it above
-         nic_bus=_ECAM, nic_qemu=('-machine', 'highmem=off'),
+         nic_bus=_ECAM, nic_qemu=('-machine', 'highmem=off'), kconfig=_PERF,
          policy='ARMv7 virt: NET_IP_ALIGN 2 (generic)'),
     Arch(name='riscv', kunit_arch='riscv', cross_compile='riscv64-linux-gnu-',
          packages=_cross('gcc-riscv64-linux-gnu', 'qemu-system-misc'),

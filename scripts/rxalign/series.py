@@ -102,6 +102,10 @@ SERIES: Tuple[Series, ...] = (
     Series('net-next-virtio', 'net-next: virtio_net keeps the IP header aligned in mergeable '
            'buffers under XDP and in a legacy device\'s small buffers',
            only_on=('6.12', '7.3')),
+    # what the fixups suite needs of ARM: a counter a test can read (ARMv7
+    # loads words itself, but alignment.c fixes LDM/LDRD up)
+    Series('arm', 'linux-arm-kernel: ARM counts its alignment fixups as perf events (one '
+           'patch, no cover letter)', only_on=('7.3',)),
     Series('net-next', 'net-next: the KUnit suites', Role.TESTS),
     # what the tests need of an older kernel's API: for-<kernel>/ only
     Series('tests-compat', 'nobody: the KUnit tests adapted to an older kernel\'s API, to run '
