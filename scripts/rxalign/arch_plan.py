@@ -102,4 +102,5 @@ def plan(arch: Arch, s: RunSettings) -> ArchPlan:
                     build_dir=s.cache.build_dir(s.base_id, base.name, suffix),
                     kmemleak=kmemleak, configure=configure, boot=boot(arch, s.tree, kmemleak),
                     make_targets=(*(('all',) if 'all' in images else images), *dtbs),
-                    lacks=arch_lacks(s.tree, base, s.profile.fragments()))
+                    lacks=arch_lacks(s.tree, base, s.profile.fragments(),
+                                     [c for c in [configure.config_file] if c]))

@@ -12,7 +12,7 @@ import dataclasses
 import re
 import subprocess
 from pathlib import Path
-from typing import Iterable, List, Set, Tuple
+from typing import AbstractSet, Iterable, List, Set, Tuple
 
 from .arches import ARCHES, Arch, builder, nic_kernel
 from .paths import DEBUG, DRIVERS, KUNITCONFIG, SLIM
@@ -86,19 +86,39 @@ ARCH_CAPABILITY = {
 }
 
 
-def arch_selects(tree: Path, srcarch: str, symbol: str) -> bool:
-    """Whether a Kconfig file of @tree's arch/@srcarch selects @symbol (under
-    any condition: kunit.py's own check judges one the config leaves off)."""
-    pattern = re.compile(rf'^\s*select\s+{re.escape(symbol)}\b', re.M)
-    return any(pattern.search(k.read_text(errors='replace'))
-               for k in (tree / 'arch' / srcarch).glob('Kconfig*'))
+def arch_selects(tree: Path, srcarch: str, symbol: str,
+                 off: AbstractSet[str] = frozenset()) -> bool:
+    """Whether a Kconfig file of @tree's arch/@srcarch selects @symbol under
+    a condition the config may meet: not one that needs a symbol of @off,
+    those our config turns off (riscv's `if MMU && 64BIT`, M-mode rv32).
+    Any other condition counts as met: kunit.py's own check names a
+    kunitconfig line the config then loses."""
+    pattern = re.compile(rf'^\s*select\s+{re.escape(symbol)}\b(?:\s+if\s+(.*))?$', re.M)
+    for k in (tree / 'arch' / srcarch).glob('Kconfig*'):
+        for m in pattern.finditer(k.read_text(errors='replace')):
+            cond = (m.group(1) or '').split('#')[0].strip()
+            # only a plain conjunction of symbols is judged
+            terms = [t.strip() for t in cond.split('&&')] if cond else []
+            if '||' in cond or '(' in cond or not any(t in off for t in terms):
+                return True
+    return False
 
 
-def arch_lacks(tree: Path, arch: Arch, fragments: Iterable[Path]) -> Tuple[str, ...]:
-    """The lines of @fragments @arch cannot have in @tree (ARCH_CAPABILITY)."""
+def turned_off(configs: Iterable[Path]) -> Set[str]:
+    """The symbols @configs (fragments, QEMU configs) set `is not set`."""
+    return {m.group(1) for c in configs for line in option_lines(c)
+            for m in [re.match(r'# CONFIG_(\w+) is not set', line)] if m}
+
+
+def arch_lacks(tree: Path, arch: Arch, fragments: Iterable[Path],
+               configs: Iterable[Path] = ()) -> Tuple[str, ...]:
+    """The lines of @fragments @arch cannot have in @tree (ARCH_CAPABILITY),
+    given what they and @configs (the QEMU config kunit.py reads) turn off."""
+    fragments = list(fragments)
+    off = turned_off([*fragments, *configs])
     wanted = {line for k in fragments for line in option_lines(k)} & ARCH_CAPABILITY.keys()
     return tuple(sorted(line for line in wanted
-                        if not arch_selects(tree, arch.srcarch, ARCH_CAPABILITY[line])))
+                        if not arch_selects(tree, arch.srcarch, ARCH_CAPABILITY[line], off)))
 
 
 def fitted(arch: Arch, kunitconfigs: Iterable[Path], kept: Iterable[str],

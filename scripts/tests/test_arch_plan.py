@@ -172,3 +172,20 @@ def test_debug_leaves_kasan_out_where_the_arch_has_none(tmp_path: Path) -> None:
             assert (kasan <= lines) if has else not kasan & lines
             assert 'CONFIG_PROVE_LOCKING=y' in lines
     assert not plan(BY_NAME['mips'], settings(tree, tmp_path / 'c2', debug=False)).lacks
+
+
+def test_debug_leaves_kasan_out_where_our_config_turns_its_condition_off(
+        tmp_path: Path) -> None:
+    """riscv selects HAVE_ARCH_KASAN `if MMU && 64BIT`: riscv64 keeps the
+    KASAN lines, riscv32 (M-mode, our QEMU config turns MMU off) does not;
+    an `||` condition is left for Kconfig to judge."""
+    tree = kernel_tree(tmp_path, '7.3')
+    kconfig = tree / 'arch' / 'riscv' / 'Kconfig'
+    kconfig.parent.mkdir(parents=True)
+    kconfig.write_text('config RISCV\n\tselect HAVE_ARCH_KASAN if MMU && 64BIT\n')
+    s = settings(tree, tmp_path / 'cache', debug=True)
+    kasan = ('CONFIG_KASAN=y', 'CONFIG_KASAN_GENERIC=y')
+    assert plan(BY_NAME['riscv'], s).lacks == ()
+    assert plan(BY_NAME['riscv32'], s).lacks == kasan
+    kconfig.write_text('config RISCV\n\tselect HAVE_ARCH_KASAN if MMU || 64BIT\n')
+    assert plan(BY_NAME['riscv32'], s).lacks == ()
