@@ -41,9 +41,6 @@ KUNIT_DEFINE_ACTION_WRAPPER(rx_napi_disable, napi_disable,
 /* TCP segments GRO can merge: same flow, consecutive, full-sized. */
 #define RX_GRO_MSS	1000
 
-/* The head napi_get_frags() allocates: GRO_MAX_HEAD, private to gro.c on 6.1 */
-#define RX_GRO_HEAD	(MAX_HEADER + 128)
-
 /* One frame of the poll: a UDP frame, or segment @seg of a TCP flow. */
 struct rx_gro_frame {
 	enum rx_frame frame;
@@ -154,7 +151,7 @@ static int rx_gro_poll(struct napi_struct *napi, int budget)
 		struct sk_buff *skb;
 		struct page *page;
 
-		skb = gro->receive ? napi_alloc_skb(napi, RX_GRO_HEAD) :
+		skb = gro->receive ? napi_alloc_skb(napi, GRO_MAX_HEAD) :
 				     napi_get_frags(napi);
 		if (!skb)
 			break;
