@@ -112,9 +112,13 @@ static const struct rx_driver rx_drivers[] = {
 	/* Zynq's GEM (gem_rx_refill()) */
 	{ .name = "macb", .class = RX_IP_ALIGN, .copied = RX_IP_ALIGN,
 	  .why = "netdev_alloc_skb(), the MAC writes NET_IP_ALIGN in (RBOF)" },
-	/* i.MX7's ENET has RACC: SHIFT16 is set whatever NET_IP_ALIGN is */
+	/*
+	 * i.MX6/7/8 have RACC: SHIFT16 is set whatever NET_IP_ALIGN is.  The
+	 * i.MX25/27 have none: the driver moves the frame up NET_IP_ALIGN
+	 * where loads are not cheap (ARMv5).
+	 */
 	{ .name = "fec", .class = RX_SHIFT2, .copied = RX_SHIFT2,
-	  .why = "the MAC writes 2 bytes first (RACC SHIFT16)" },
+	  .why = "the MAC shifts it 2 (RACC SHIFT16), or the driver moves it" },
 	/* tulip_core.c's default rx_copybreak: PKT_BUF_SZ here, else 100 */
 #if defined(__arm__) || !defined(CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS)
 	{ .name = "tulip", .class = RX_DEVICE, .copy_max = 1518,

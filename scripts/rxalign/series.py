@@ -102,6 +102,10 @@ SERIES: Tuple[Series, ...] = (
     Series('net-next-virtio', 'net-next: virtio_net keeps the IP header aligned in mergeable '
            'buffers under XDP and in a legacy device\'s small buffers',
            only_on=('6.12', '7.3')),
+    # the i.MX25/27 FEC cannot shift the frame: the driver moves it where
+    # loads trap (ARMv5); found on 7.3's armv5-imx25 board, net-next only
+    Series('net-next-fec', 'net-next: fec moves a received frame up by NET_IP_ALIGN on chips '
+           'without RACC (one patch, no cover letter)', only_on=('7.3',)),
     # what the fixups suite needs of ARM: a counter a test can read (ARMv7
     # loads words itself, but alignment.c fixes LDM/LDRD up)
     Series('arm', 'linux-arm-kernel: ARM counts its alignment fixups as perf events (one '
