@@ -167,6 +167,14 @@ MUTATIONS: Tuple[Mutation, ...] = (
              profile='drivers',
              not_in_ci=_own_build('an armv5 --drivers build (cold: about 4 minutes and the '
                                   'arm toolchain)')),
+    Mutation('fec-no-move', 'armv5-imx25',
+             'a chip that cannot shift on an ARM CPU that traps: fec on the i.MX25 without '
+             'net-next-fec\'s move',
+             (('net_rx_align_drivers.rx_driver_frames_case.fec', 'unaligned-access fixup'),
+              ('net_rx_align_drivers.rx_driver_xdp_frames_case.fec', 'IP header')),
+             profile='drivers', kernel=NEWEST.name,
+             not_in_ci=_own_build('an armv5 --drivers build of 7.3 (cold: about 4 minutes '
+                                  'and the arm toolchain)')),
     Mutation('sunlance-no-pad', 'sparc',
              'a lone NIC looped back on a SPARC32 that traps: sunlance without its pad',
              (('net_rx_align_drivers.rx_driver_frames_case.sunlance',
