@@ -93,6 +93,9 @@ class Arch:
     qemu_config: Optional[str] = None   # our own QemuArchParams file, where the tree has none
     own_config: str = ''                # why ours boots it even where the tree has one (boot.py)
     kmemleak_qemu_config: Optional[str] = None  # --debug: boots /init for the kmemleak scan
+    # gcc flags that build the guest programs (scripts/initramfs/*.c) with the
+    # tree's nolibc, for this kernel's CPU; None: none built, their suites skip
+    nolibc_cflags: Optional[Tuple[str, ...]] = None
     image: str = 'all'                  # make target of what QEMU boots (kernel_path)
     kconfig: Tuple[str, ...] = ()       # extra kconfig lines for this arch
     slim: Tuple[str, ...] = ()          # cuts on top of scripts/kconfig/slim.config
@@ -322,6 +325,7 @@ ARCHES: Tuple[Arch, ...] = (
     Arch(name='mips', kunit_arch='mips', cross_compile='mips-linux-gnu-',
          packages=_cross('gcc-mips-linux-gnu', 'qemu-system-mips'),
          qemu_binary='qemu-system-mips', qemu_config='mips.py', kconfig=_PERF, image='vmlinux',
+         nolibc_cflags=('-EB', '-mabi=32'),
          # only four NICs here: on QEMU's malta, slots 0x12-0x15 got an
          # interrupt, the next three IRQ 0 (ne2k-pci, tulip: -EBUSY on open;
          # virtio_net: probe -ENOSPC), which rx_drivers_bound failed

@@ -33,6 +33,7 @@ from .console import RESULT as RESULT_LINE, PANIC as PANIC_LINE, TIMESTAMP
 from .fmt import seconds as fmt_seconds
 from .live import SuiteProgress
 from .kconfig import defined_here, kernel_kconfig, tree_symbols
+from .initramfs import BUSYBOX, GuestBuildError, kconfig as initramfs_kconfig
 from .paths import KMEMLEAK_INIT
 from .procs import bounded, group_members
 from .ktap_log import KtapLog
@@ -42,7 +43,6 @@ from .toolchains import Toolchain, env_for
 
 Progress = Callable[[str], None]
 
-BUSYBOX = Path('/bin/busybox')      # Debian's busybox-static: no libc in the guest
 
 
 TCG_ONLY = """#!{python}
@@ -256,20 +256,6 @@ def _kernel_built(build_dir: Path) -> bool:
     return (build_dir / 'vmlinux').is_file() or (build_dir / 'linux').is_file()
 
 
-def kmemleak_initramfs(build_dir: Path) -> List[str]:
-    """Write the initramfs list for the kmemleak /init; the kconfig lines that build it in."""
-    listing = build_dir / 'kmemleak-initramfs.list'
-    listing.write_text('\n'.join((
-        'dir /dev 0755 0 0',
-        'nod /dev/console 0600 0 0 c 5 1',
-        'dir /bin 0755 0 0',
-        f'file /bin/busybox {BUSYBOX} 0755 0 0',
-        'dir /debug 0755 0 0',
-        f'file /init {KMEMLEAK_INIT} 0755 0 0',
-    )) + '\n')
-    return ['CONFIG_BLK_DEV_INITRD=y', f'CONFIG_INITRAMFS_SOURCE="{listing}"']
-
-
 def _run(cmd: List[str], log: Path, env: Dict[str, str], cwd: Path,
          timeout: Optional[float] = None,
          watch: Optional['ConsoleWatch'] = None, lock: Optional[Lock] = None) -> Tuple[int, bool]:
@@ -408,7 +394,12 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
     result = ArchRun(arch=arch.name, build_log=build_log, kmemleak=p.kmemleak,
                      build_dir=build_dir)
 
-    initramfs = kmemleak_initramfs(build_dir) if p.kmemleak else []
+    try:
+        initramfs = initramfs_kconfig(p, s.tree, env, build_log)
+    except GuestBuildError as e:
+        progress(f'guest program: {e}')
+        result.phase_failed = 'config'
+        return result
     lines, gone = defined_here(kernel_kconfig(arch, s.profile), tree_symbols(s.tree))
     adds = [f'--kconfig_add={line}' for line in (*lines, *initramfs)]
     configure = Phase('config', 'configuring',

@@ -19,6 +19,7 @@ SCRIPTS = REPO / 'scripts'
 QEMU_CONFIGS = REPO / 'scripts/qemu_configs'
 PROBES = REPO / 'scripts/probes'
 KMEMLEAK_INIT = REPO / 'scripts/initramfs/kmemleak-init'
+VHOST_TX = REPO / 'scripts/initramfs/rx-vhost-tx.c'
 MUTATION_PATCHES = REPO / 'scripts/mutations'
 # In a kernel tree our series prepared: the semantic patch scripts/pad-sites runs.
 COCCI = 'scripts/coccinelle/api/net_ip_align.cocci'

@@ -69,9 +69,9 @@ def test_the_kunitconfig_is_the_posted_ones_and_the_local_suites() -> None:
     mk = (TESTS_DIR / 'Makefile').read_text()
     local_syms = {m.group(1) for m in re.finditer(r'obj-\$\(CONFIG_(\w+)\) \+= (\w+)\.o', mk)
                   if m.group(2) in local_objs}
-    # the drivers suite is the rig's: --drivers adds it (scripts/kconfig)
+    # the drivers suites are the rig's: --drivers adds them (scripts/kconfig)
     assert local - {'NETDEVICES', 'NET_CORE', 'VETH'} == \
-        local_syms - {'NET_RX_ALIGN_DRIVERS_KUNIT_TEST'}, local
+        local_syms - {'NET_RX_ALIGN_DRIVERS_KUNIT_TEST', 'NET_RX_ALIGN_VHOST_KUNIT_TEST'}, local
 
 
 def test_the_readme_names_every_suite() -> None:

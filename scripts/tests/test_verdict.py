@@ -113,7 +113,8 @@ def test_expected_suites_come_from_the_source() -> None:
     assert set(suites) == {'net_rx_align_policy', 'net_rx_align_alloc', 'net_rx_align_iphdr',
                            'net_rx_align_frag', 'net_rx_align_gro', 'net_rx_align_xdp',
                            'net_rx_align_fixups', 'net_rx_align_xdp_copy',
-                           'net_rx_align_drivers', 'net_rx_align_drivers_bystanders'}
+                           'net_rx_align_drivers', 'net_rx_align_drivers_bystanders',
+                           'net_rx_align_drivers_vhost'}
     # each suite is declared only for a kernel that builds it: the drivers
     # suite with --drivers, the XDP copy cases where the harness asks for them
     default = expected_suites(paths.TESTS_DIR, {'CONFIG_NET_RX_ALIGN_KUNIT_TEST': 'y'})
