@@ -224,6 +224,7 @@ ARCHES: Tuple[Arch, ...] = (
          packages=_X86_64_PACKAGES, qemu_binary='qemu-system-x86_64',
          firmware=_QBOOT, default=True, slim=_X86_SLIM,
          kmemleak_qemu_config='x86_64-kmemleak.py', defconfig='x86_64_defconfig',
+         nolibc_cflags=(),
          nics=_X86_NICS + (RTL8139_CP, USB_NET), nic_qemu=('-device', 'qemu-xhci'),
          # the xHCI host interrupts by MSI: without an ACPI table no PCI
          # INTx line reaches it, and its command ring stops
