@@ -171,7 +171,7 @@ static void rx_vhost_tx_frames(struct kunit *test)
 }
 
 static struct kunit_case rx_vhost_cases[] = {
-	KUNIT_CASE_SLOW(rx_vhost_tx_frames),
+	KUNIT_CASE(rx_vhost_tx_frames),
 	{}
 };
 
