@@ -23,7 +23,7 @@ from typing import Dict, List, Optional
 
 from .arch_plan import ArchPlan
 from .arches import nic_kernel
-from .paths import KMEMLEAK_INIT, VHOST_TX
+from .paths import GUEST_COMPAT, KMEMLEAK_INIT, VHOST_TX
 
 BUSYBOX = Path('/bin/busybox')      # Debian's busybox-static: no libc in the guest
 VHOST_TX_GUEST = '/sbin/rx-vhost-tx'    # where the vhost suite runs it from
@@ -62,13 +62,15 @@ def vhost_tx(p: ArchPlan, tree: Path, env: Dict[str, str], log: Path) -> Path:
         _run(p, ['make', '-s', f'ARCH={p.builder.kunit_arch}', f'O={headers}', 'headers'],
              tree, env, log, 'make headers (the uapi headers rx-vhost-tx includes)')
     cc = f'{p.builder.cross_compile}gcc'
-    # -nostdinc drops the compiler's own headers, which 6.1's nolibc wants (stdarg.h)
+    # -nostdinc drops the compiler's own headers, which 6.1's nolibc wants
+    # (stdarg.h); 6.1's nolibc has no stdint.h, which its uapi headers want
     compiler_headers = _run(p, [cc, '-print-file-name=include'], tree, env, log,
                             f'{cc} -print-file-name')
     built = p.build_dir / 'rx-vhost-tx.new'
     _run(p, [cc, *flags, '-Os', '-Wall', '-static', '-nostdlib', '-nostdinc',
              '-isystem', compiler_headers, '-I', str(tree / NOLIBC),
-             '-isystem', str(headers / 'usr/include'), '-include', 'nolibc.h',
+             '-isystem', str(headers / 'usr/include'), '-idirafter', str(GUEST_COMPAT),
+             '-include', 'nolibc.h',
              '-o', str(built), str(VHOST_TX), '-lgcc'],
          tree, env, log, f'building {VHOST_TX.name} with the tree\'s nolibc')
     program = p.build_dir / f'rx-vhost-tx-{_digest(built.read_bytes())}'

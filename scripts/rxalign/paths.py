@@ -20,6 +20,8 @@ QEMU_CONFIGS = REPO / 'scripts/qemu_configs'
 PROBES = REPO / 'scripts/probes'
 KMEMLEAK_INIT = REPO / 'scripts/initramfs/kmemleak-init'
 VHOST_TX = REPO / 'scripts/initramfs/rx-vhost-tx.c'
+# headers an older nolibc lacks, searched after the tree's (-idirafter)
+GUEST_COMPAT = REPO / 'scripts/initramfs/compat'
 MUTATION_PATCHES = REPO / 'scripts/mutations'
 # In a kernel tree our series prepared: the semantic patch scripts/pad-sites runs.
 COCCI = 'scripts/coccinelle/api/net_ip_align.cocci'
