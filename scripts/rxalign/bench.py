@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .kernels import DEFAULT, Kernel
-from . import arches, kernels, ktap_log, series, tree
+from . import arches, deps, kernels, ktap_log, series, tree
 from .cache import Cache
 from .cli import run_main
 from .declared import expected_suites, run_suites, suite_glob
@@ -146,6 +146,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser().parse_args(argv)
     selected = arches.select(args.arch)
     kernel = kernels.select(args.kernel)
+    deps.ensure_packages(deps.build_packages(selected) + deps.kernel_packages(kernel), print)
     work = Path(tempfile.mkdtemp(prefix='rx-align-bench-'))
     cache = Cache(work / 'cache')
     base = tree.debian_base(kernel, cache, print)

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .kernels import DEFAULT
-from . import arches, series, tree
+from . import arches, deps, series, tree
 from .cache import Cache, Lock, default_root
 from .cli import run_main
 from .exitcodes import Exit, HarnessError
@@ -110,12 +110,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if not files:
         print('compile-test: the series touches no C file under drivers/ or net/')
         return 0
-    cache = Cache(default_root())
-    base = tree.debian_base(DEFAULT, cache, print)
-    args.log_dir.mkdir(parents=True, exist_ok=True)
     failed = 0
     built: Dict[str, int] = {f: 0 for f in files}
     try:
+        deps.ensure_packages(deps.build_packages(selected) + deps.kernel_packages(DEFAULT), print)
+        cache = Cache(default_root())
+        base = tree.debian_base(DEFAULT, cache, print)
+        args.log_dir.mkdir(parents=True, exist_ok=True)
         with Lock(cache):
             src = tree.prepare(cache, base, series.layers(), print).path
             for a in selected:

@@ -50,6 +50,12 @@ def kernel_packages(kernel: Optional[Kernel]) -> Tuple[str, ...]:
     return ('dpkg', 'tar', 'debian-archive-keyring') if kernel.suites else (kernel.package,)
 
 
+def build_packages(arches: Iterable[Arch]) -> Tuple[str, ...]:
+    """What building a kernel for @arches needs: the build deps (ccache
+    among them: every make here runs through it) and each arch's compilers."""
+    return tuple(dict.fromkeys(BASE_PACKAGES + tuple(p for a in arches for p in a.packages)))
+
+
 def missing_packages(packages: Iterable[str]) -> List[str]:
     if not shutil.which('dpkg-query'):
         raise not_debian('this machine has no dpkg-query (it is not Debian), so the packages '

@@ -406,13 +406,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                                f'{", ".join(series.BY_NAME)}')
         if args.series:
             chosen = [series.BY_NAME[n] for n in args.series]
-        deps.ensure_packages(['perl', 'git', 'codespell', 'python3'], print)
+        arch = arches.select(BUILD_ARCH)[0]
+        # a fresh machine has no ccache (CI, 2026-12-07: every build "ccache: not found")
+        deps.ensure_packages(('perl', 'git', 'codespell', 'python3')
+                             + deps.kernel_packages(kernels.NEWEST)
+                             + (() if args.no_build else deps.build_packages([arch])), print)
         cache = Cache(default_root())
         findings: List[Finding] = []
         with Lock(cache):
             base = tree.debian_base(kernels.NEWEST, cache, print)
             worktree = tree.pristine_worktree(cache, base, print)
-            arch = arches.select(BUILD_ARCH)[0]
             builder = None if args.no_build else Builder(
                 arch, worktree, cache.build_dir(base.base_id, arch.name, 'upstream'),
                 cache.root / 'upstream' / f'{arch.name}-build.log', args.jobs,

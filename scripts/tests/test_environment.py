@@ -6,10 +6,11 @@ import errno
 import os
 import subprocess
 from pathlib import Path
+from typing import Callable, Iterable, List
 
 import pytest
 
-from rxalign import deps, run_kunit
+from rxalign import arches, bench, compile_test, deps, run_kunit, upstream_check
 from rxalign.arches import Arch
 from rxalign.exitcodes import Exit, HarnessError
 
@@ -125,3 +126,34 @@ def test_lib_sh_says_the_same_container_command(tmp_path: Path) -> None:
                           check=False)
     assert proc.returncode == Exit.ENVIRONMENT
     assert deps.container_command(entry='bash') in proc.stderr
+
+
+def _packages_asked(monkeypatch: pytest.MonkeyPatch, main: Callable[[List[str]], int],
+                    argv: List[str]) -> List[str]:
+    """What @main asks apt for; the fake refuses, so nothing else runs."""
+    asked: List[str] = []
+
+    def ensure(packages: Iterable[str], log: Callable[[str], None]) -> None:
+        asked.extend(packages)
+        raise HarnessError(Exit.ENVIRONMENT, 'not installed in this test')
+
+    monkeypatch.setattr(deps, 'ensure_packages', ensure)
+    try:
+        status = main(argv)
+    except HarnessError as e:     # bench leaves it to run_main
+        status = e.status
+    assert status == Exit.ENVIRONMENT
+    return asked
+
+
+def test_a_build_asks_for_ccache_and_the_compiler_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CI on a fresh machine, 2026-12-07: every per-patch build failed with
+    "ccache: not found", because only run-kunit installed the build deps."""
+    asked = _packages_asked(monkeypatch, upstream_check.main, [])
+    assert {'ccache', 'gcc', 'flex', 'bison', 'libelf-dev'} <= set(asked)
+    assert 'ccache' not in _packages_asked(monkeypatch, upstream_check.main, ['--no-build'])
+    asked = _packages_asked(monkeypatch, compile_test.main, ['--arch', 'powerpc'])
+    assert 'ccache' in asked
+    assert set(arches.select('powerpc')[0].packages) <= set(asked)
+    asked = _packages_asked(monkeypatch, bench.main, ['--arch', 'mips'])
+    assert {'ccache', *arches.select('mips')[0].packages} <= set(asked)
