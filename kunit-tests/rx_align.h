@@ -36,12 +36,6 @@ static inline const char *rx_arch(void)
  */
 #define RX_AT "arch %s, %s: "
 
-/* The largest power of two that divides @addr, up to PAGE_SIZE. */
-static inline unsigned long rx_alignment(unsigned long addr)
-{
-	return addr ? min(addr & -addr, PAGE_SIZE) : PAGE_SIZE;
-}
-
 /* ---- The frames every suite receives ---- */
 
 enum rx_frame { RX_IPV4, RX_IPV6, RX_VLAN_IPV4, RX_NR_FRAMES };
@@ -164,6 +158,9 @@ void rx_align_report_frame(struct kunit *test, const char *path,
 
 int rx_align_watch_kernel(struct kunit *test);
 struct net_device *rx_align_dummy_netdev(struct kunit *test);
+void rx_align_napi_add(struct kunit *test, struct net_device *dev,
+		       struct napi_struct *napi,
+		       int (*poll)(struct napi_struct *, int));
 struct page_pool *rx_align_page_pool(struct kunit *test,
 				     const struct page_pool_params *pp);
 struct sk_buff **rx_align_skb_ref(struct kunit *test);
@@ -240,6 +237,10 @@ struct sk_buff *rx_align_alloc(struct kunit *test, struct sk_buff **ref,
 
 struct rx_tap {
 	struct packet_type pt[2];
+	/* a sink's: its rx_handler is ours, pt[] count what got past it */
+	struct net_device *dev;
+	struct kunit *test;
+	unsigned int leaked;
 	struct completion seen;		/* @want frames arrived */
 	unsigned int want;
 	unsigned int n;
@@ -249,6 +250,8 @@ struct rx_tap {
 
 struct rx_tap *rx_align_tap_add(struct kunit *test, struct net_device *dev,
 				unsigned int want, bool sniff, bool hold);
+struct rx_tap *rx_align_tap_sink(struct kunit *test, struct net_device *dev,
+				 unsigned int want);
 
 /* ---- Unaligned-access fixups, counted where the CPU traps ---- */
 

@@ -16,6 +16,7 @@
 #include <linux/module.h>
 #include <linux/panic.h>
 #include <linux/perf_event.h>
+#include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <net/checksum.h>
 #include <net/ipv6.h>
@@ -172,6 +173,15 @@ int rx_align_want(enum rx_align_rule rule, unsigned long kept)
 }
 EXPORT_SYMBOL_IF_KUNIT(rx_align_want);
 
+/*
+ * A failing frame always gets its line; the others only when asked, by a
+ * harness that tabulates where every frame landed.
+ */
+static bool frame_lines;
+module_param(frame_lines, bool, 0444);
+MODULE_PARM_DESC(frame_lines,
+		 "print an rx_align_frame: line for every frame, not only for those that fail");
+
 void rx_align_report_frame(struct kunit *test, const char *path,
 			   const char *name, const struct rx_align_seen *seen,
 			   enum rx_align_rule rule, int want, bool failed,
@@ -180,6 +190,8 @@ void rx_align_report_frame(struct kunit *test, const char *path,
 	const char *verdict = failed ? "fail" : want >= 0 ? "pass" :
 			      seen->nh % 4 ? "cost" : "recorded";
 
+	if (!failed && !frame_lines)
+		return;
 	kunit_info(test,
 		   "rx_align_frame: path=%s frame=%s len=%u headroom=%u mac_line_off=%lu nh_mod4=%lu want_mod4=%d rule=%s head_frag=%d pp_recycle=%d%s%s verdict=%s\n",
 		   path, name, seen->len, seen->headroom,
@@ -256,6 +268,17 @@ struct net_device *rx_align_dummy_netdev(struct kunit *test)
 	return dev;
 }
 EXPORT_SYMBOL_IF_KUNIT(rx_align_dummy_netdev);
+
+/* A NAPI instance on @dev, deleted when the case ends. */
+void rx_align_napi_add(struct kunit *test, struct net_device *dev,
+		       struct napi_struct *napi,
+		       int (*poll)(struct napi_struct *, int))
+{
+	netif_napi_add(dev, napi, poll);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rx_napi_del,
+							napi), 0);
+}
+EXPORT_SYMBOL_IF_KUNIT(rx_align_napi_add);
 
 /*
  * Resources are freed last in first out: a pool made before the skbs that
@@ -482,9 +505,7 @@ int rx_align_ctx_init(struct kunit *test)
 	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
 	ctx->dev = rx_align_dummy_netdev(test);
-	netif_napi_add(ctx->dev, &ctx->napi, NULL);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rx_napi_del,
-							&ctx->napi), 0);
+	rx_align_napi_add(test, ctx->dev, &ctx->napi, NULL);
 	ctx->pool = rx_align_page_pool(test, &pp);
 	test->priv = ctx;
 	return 0;
@@ -833,20 +854,40 @@ static bool rx_tap_record(struct rx_tap *tap, struct sk_buff *skb)
 	return tap->hold;
 }
 
-/* A protocol handler: what ip_rcv() and ipv6_rcv() do before they read. */
-static int rx_tap_rcv(struct sk_buff *skb, struct net_device *dev,
-		      struct packet_type *pt, struct net_device *orig_dev)
+/* What ip_rcv() and ipv6_rcv() do before they read, then record. */
+static void rx_tap_protocol(struct rx_tap *tap, struct sk_buff *skb)
 {
 	unsigned int hlen = skb->protocol == htons(ETH_P_IP) ?
 			    sizeof(struct iphdr) : sizeof(struct ipv6hdr);
 
 	skb = skb_share_check(skb, GFP_ATOMIC);
 	if (!skb)
-		return NET_RX_DROP;
+		return;
 	if (pskb_may_pull(skb, hlen))
-		rx_tap_record(pt->af_packet_priv, skb);
-	kfree_skb(skb);
+		rx_tap_record(tap, skb);
+	consume_skb(skb);
+}
+
+/* A protocol handler, beside the stack's own. */
+static int rx_tap_rcv(struct sk_buff *skb, struct net_device *dev,
+		      struct packet_type *pt, struct net_device *orig_dev)
+{
+	rx_tap_protocol(pt->af_packet_priv, skb);
 	return NET_RX_SUCCESS;
+}
+
+/*
+ * The device's rx_handler: __netif_receive_skb_core() calls it after the
+ * packet taps and before any protocol, so the frame is recorded as a
+ * protocol gets it and goes no further: not to ip_rcv(), netfilter or the
+ * counters of the namespace the device is in.
+ */
+static rx_handler_result_t rx_tap_handle(struct sk_buff **pskb)
+{
+	struct sk_buff *skb = *pskb;
+
+	rx_tap_protocol(rcu_dereference(skb->dev->rx_handler_data), skb);
+	return RX_HANDLER_CONSUMED;
 }
 
 /*
@@ -907,6 +948,71 @@ struct rx_tap *rx_align_tap_add(struct kunit *test, struct net_device *dev,
 	return tap;
 }
 EXPORT_SYMBOL_IF_KUNIT(rx_align_tap_add);
+
+/* A protocol handler on the sink's device: any frame it sees got past. */
+static int rx_tap_leaked(struct sk_buff *skb, struct net_device *dev,
+			 struct packet_type *pt, struct net_device *orig_dev)
+{
+	struct rx_tap *tap = pt->af_packet_priv;
+
+	WRITE_ONCE(tap->leaked, tap->leaked + 1);
+	consume_skb(skb);
+	return NET_RX_SUCCESS;
+}
+
+static void rx_tap_sink_del(void *data)
+{
+	struct rx_tap *tap = data;
+
+	rtnl_lock();
+	netdev_rx_handler_unregister(tap->dev);
+	rtnl_unlock();
+	dev_remove_pack(&tap->pt[0]);
+	dev_remove_pack(&tap->pt[1]);
+	KUNIT_EXPECT_EQ_MSG(tap->test, tap->leaked, 0,
+			    "%u frame(s) went past the test device's rx_handler to the protocols",
+			    tap->leaked);
+}
+
+/*
+ * Record our frames on @dev as the IPv4 and IPv6 handlers would get them,
+ * and end their way there: a device of the test's own receives into
+ * nothing but the test.  Complete once @want of them arrived.
+ */
+struct rx_tap *rx_align_tap_sink(struct kunit *test, struct net_device *dev,
+				 unsigned int want)
+{
+	struct rx_tap *tap = kunit_kzalloc(test, sizeof(*tap), GFP_KERNEL);
+	unsigned int i;
+	int err;
+
+	KUNIT_ASSERT_NOT_NULL(test, tap);
+	init_completion(&tap->seen);
+	tap->want = want;
+	tap->dev = dev;
+	tap->test = test;
+	/* witnesses: the protocols' view of @dev, which must stay empty */
+	for (i = 0; i < ARRAY_SIZE(tap->pt); i++) {
+		tap->pt[i].type = htons(i ? ETH_P_IPV6 : ETH_P_IP);
+		tap->pt[i].dev = dev;
+		tap->pt[i].func = rx_tap_leaked;
+		tap->pt[i].af_packet_priv = tap;
+		dev_add_pack(&tap->pt[i]);
+	}
+	rtnl_lock();
+	err = netdev_rx_handler_register(dev, rx_tap_handle, tap);
+	rtnl_unlock();
+	if (err) {
+		dev_remove_pack(&tap->pt[0]);
+		dev_remove_pack(&tap->pt[1]);
+	}
+	KUNIT_ASSERT_EQ_MSG(test, err, 0, "netdev_rx_handler_register: %d",
+			    err);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rx_tap_sink_del,
+							tap), 0);
+	return tap;
+}
+EXPORT_SYMBOL_IF_KUNIT(rx_align_tap_sink);
 
 /* ---- Unaligned-access fixups, counted where the CPU traps ---- */
 
