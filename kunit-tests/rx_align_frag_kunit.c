@@ -43,20 +43,27 @@ struct rx_pp_alloc {
 	unsigned int size;
 };
 
-/* As skb_pp_cow_data() asks for a head of @len bytes and its headroom. */
-#define RX_PP_HEAD(len) (SKB_HEAD_ALIGN(len) + XDP_PACKET_HEADROOM)
+/*
+ * A head for build_skb() of @len bytes behind @headroom, sized as
+ * build_skb() asks of every caller: room for both and skb_shared_info.
+ */
+#define RX_PP_HEAD(headroom, len) SKB_HEAD_ALIGN((headroom) + (len))
 
 /*
- * Driver-sized fragments, then what skb_pp_cow_data() does for a frame
- * whose tail does not fit the head: a head, then odd-sized fragments for
- * the rest, then the next frame's head from the same page.
+ * Driver-sized fragments, then what a copy into the page_pool does for a
+ * frame whose tail does not fit the head: a head, then odd-sized
+ * fragments for the rest, then the next frame's head from the same page;
+ * the heads behind XDP's headroom, with and without a pad of 2.
  */
 static const struct rx_pp_alloc rx_pp_seq[] = {
 	{ false, 2048 }, { false, 1536 }, { false, 640 },
-	{ true, RX_PP_HEAD(ETH_FRAME_LEN) }, { false, 1001 },
-	{ true, RX_PP_HEAD(128) }, { false, 77 }, { false, 3 },
-	{ true, RX_PP_HEAD(ETH_ZLEN) }, { false, 1000 },
-	{ true, RX_PP_HEAD(ETH_FRAME_LEN) },
+	{ true, RX_PP_HEAD(XDP_PACKET_HEADROOM, ETH_FRAME_LEN) },
+	{ false, 1001 },
+	{ true, RX_PP_HEAD(XDP_PACKET_HEADROOM + 2, 128) },
+	{ false, 77 }, { false, 3 },
+	{ true, RX_PP_HEAD(XDP_PACKET_HEADROOM + 2, ETH_ZLEN) },
+	{ false, 1000 },
+	{ true, RX_PP_HEAD(XDP_PACKET_HEADROOM, ETH_FRAME_LEN) },
 };
 
 struct rx_pp_got {
@@ -135,9 +142,6 @@ static void rx_pp_check(struct kunit *test, const struct rx_pp_param *p,
 				      "arch %s, %s, allocation %u: DMA address %pad not aligned to %u",
 				      rx_arch(), p->name, i, &dma, dma_align);
 	}
-	kunit_info(test, "%s: %s %u bytes at page offset %u (cache line offset %u)\n",
-		   p->name, g->skb ? "head" : "frag", g->size, g->offset,
-		   g->offset % L1_CACHE_BYTES);
 }
 
 static void rx_page_pool_frags(struct kunit *test)

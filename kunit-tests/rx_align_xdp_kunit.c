@@ -137,9 +137,14 @@ static void rx_xdp_frame_to_skb(struct kunit *test)
 				p->name,
 				(unsigned long)skb_mac_header(skb) & ~PAGE_MASK,
 				headroom);
-	KUNIT_EXPECT_PTR_EQ(test, (void *)skb->head, page_address(page));
-	KUNIT_EXPECT_EQ(test, skb_end_offset(skb),
-			SKB_WITH_OVERHEAD(PAGE_SIZE));
+	/* skb_shared_info inside the frame's page, aligned for its atomics */
+	KUNIT_EXPECT_LE_MSG(test, (unsigned long)skb_shinfo(skb) +
+			    sizeof(struct skb_shared_info),
+			    (unsigned long)page_address(page) + PAGE_SIZE,
+			    "%s: skb_shared_info at page offset %lu overruns the page",
+			    p->name,
+			    (unsigned long)skb_shinfo(skb) & ~PAGE_MASK);
+	RX_EXPECT_SHINFO(test, (unsigned long)skb_shinfo(skb), p->name);
 	KUNIT_EXPECT_TRUE(test, skb->pp_recycle);
 	skb_reset_network_header(skb);
 	if (eth_type_vlan(skb->protocol)) {
