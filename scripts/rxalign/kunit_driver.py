@@ -109,6 +109,9 @@ def make_options(arch: Arch) -> List[str]:
 # address: their interface names follow the drivers' probe order.
 MODULE = 'rx_align_drivers_kunit'    # the drivers suite's module: its parameters
 NICS_PARAM = f'{MODULE}.nics'
+# The helpers print a passing frame's rx_align_frame: line only when asked: the
+# reports tabulate every frame, a plain kunit.py run shows the failing ones.
+FRAME_LINES_ARG = '--kernel_args=rx_align_kunit_helpers.frame_lines=1'
 
 
 def free_udp_port() -> int:
@@ -407,7 +410,8 @@ def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> A
     build = Phase('build', 'building', kunit_make(p, s), build_log)
     boot = Phase('run', 'booting and running',
                  [*kunit, 'exec', *kunit_args(p, s, booting=True), *adds,
-                  f'--timeout={s.timeout + KUNIT_GRACE}', '--raw_output=all', *panic_args(arch),
+                  f'--timeout={s.timeout + KUNIT_GRACE}', '--raw_output=all', FRAME_LINES_ARG,
+                  *panic_args(arch),
                   *(nic_exec_args(arch) if s.drivers else []),
                   *([s.filter_glob] if s.filter_glob else [])],
                  out_dir / 'kunit-exec.log', s.timeout + KUNIT_GRACE + 90.0)

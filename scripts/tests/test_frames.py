@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from types import ModuleType
 
@@ -10,6 +11,8 @@ import pytest
 
 from rxalign import console
 from rxalign.declared import expected_suites
+from rxalign.kunit_driver import FRAME_LINES_ARG
+from rxalign.paths import TESTS_DIR
 from rxalign.results import (ArchRun, DriverClass, Frame, FrameVerdict, MalformedFrame, Results,
                              RunMeta, Verdict, parse_frame)
 from rxalign.verdict import judge
@@ -147,3 +150,15 @@ def test_the_driver_classes_rules_and_verdicts_are_the_c_suites() -> None:
                          r'\s*seen->nh % 4 \? "(\w+)" : "(\w+)";', helpers)
     assert verdicts
     assert set(verdicts.groups()) == {k.value for k in FrameVerdict}
+
+
+def test_the_harness_asks_the_helpers_for_every_frame_line() -> None:
+    """The helpers print a passing frame's line only with their frame_lines
+    parameter; a renamed module or parameter would empty every report's frame
+    table without failing a case.  The argument the harness passes names the
+    helpers' object and a module_param() in it."""
+    module, _, assignment = FRAME_LINES_ARG.removeprefix('--kernel_args=').partition('.')
+    param, _, value = assignment.partition('=')
+    source = (TESTS_DIR / f'{module}.c').read_text()
+    assert re.search(rf'^module_param\({param}, bool,', source, re.M), (module, param)
+    assert value == '1'
