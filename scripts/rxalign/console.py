@@ -118,6 +118,11 @@ class Console:
     kmemleak: KmemleakScan = dataclasses.field(default_factory=KmemleakScan)
     # where each case and the first crash are: the parser keeps no line numbers
     index: Index = dataclasses.field(default_factory=Index)
+    # case (or parameterised case) -> its lines from a failed expectation to
+    # its result, where that result says `ok` (`# SKIP` or not): KUnit writes
+    # SKIPPED over FAILURE, so a kunit_skip() after a failed expectation
+    # prints `ok N name # SKIP reason`; the parser believes the result line
+    overruled: Dict[str, List[str]] = dataclasses.field(default_factory=dict)
 
 
 def _stamp(line: str) -> Optional[float]:
@@ -162,6 +167,7 @@ def read(raw: Iterable[str]) -> Console:
     rule: Optional[str] = None  # a rule of `=` waiting for the title of its report
     closing = False             # a report that ends with a rule of its own is open
     start = 0                   # the line (0-based) before the next case's first line
+    failed_at: Optional[int] = None  # the first failed expectation since `start`
 
     def file_frames(case: str) -> None:
         for text in frames:
@@ -223,6 +229,9 @@ def read(raw: Iterable[str]) -> Console:
         ends_case = bool(r) and not ends_parent
         case = '.'.join(path[:depth] + [name])
         if HEADER.match(line) or s or r:
+            if r and failed_at is not None and not line.lstrip().startswith('not ok'):
+                con.overruled[case] = lines[failed_at:i + 1]
+            failed_at = None
             if ends_case:
                 # its lines are those since the last header or result
                 then, now = _stamp(raw[start]), _stamp(raw[i])
@@ -284,6 +293,7 @@ def read(raw: Iterable[str]) -> Console:
             held_unknown.clear()
         if FAILED_AT.search(line):
             in_message = True
+            failed_at = i if failed_at is None else failed_at
         f = FRAME.search(line)
         if f and not in_message:
             frames.append(f.group(1))

@@ -189,6 +189,7 @@ def judge(run: ArchRun, expected: Dict[str, List[str]], parser: ModuleType,
         for suite in root.subtests:
             _walk(suite, '', parser, con.skips, v.cases)
         _pin_reports(v, con)
+        _overrule(v, con)
         v.mark_contradictions()
         v.missing = absent(expected, [c.name for c in v.cases] + [s.name for s in root.subtests])
     v.problems.extend(_problems(run, con, timeout, ktap_file, parsed, v))
@@ -225,6 +226,28 @@ def _pin_reports(v: Verdict, con: console.Console) -> None:
         v.cases.append(Case(window, CaseStatus.FAIL,
                             f'kernel report outside every case ({where}): {report}', [report],
                             report=report))
+
+
+def _overrule(v: Verdict, con: console.Console) -> None:
+    """A case whose result line says `ok` (with `# SKIP` or not) after an
+    expectation failed in its own window failed: KUnit writes SKIPPED over
+    FAILURE (a kunit_skip() after a failed KUNIT_EXPECT), and the parser
+    believes the result line.  The failure is its report: what the case's own
+    log shows against what KTAP said, which no known-failure rule excuses.
+    A parameterised case or suite so overruled is a case of its own name."""
+    by_name = {c.name: c for c in v.cases}
+    for name, window in con.overruled.items():
+        said = window[-1].strip()
+        report = (f'"{said}" after an expectation failed in its own window (KUnit '
+                  f'writes SKIP over FAIL): {_failure_message(window[:-1])}')
+        case = by_name.get(name)
+        if case is None:
+            status = CaseStatus.SKIP if '# SKIP' in said else CaseStatus.PASS
+            v.cases.append(Case(name, status, report, window, report=report))
+        elif case.status in (CaseStatus.PASS, CaseStatus.SKIP) and not case.report:
+            case.report = report
+            case.message = f'{report} (its skip reason: {case.message})' if case.message \
+                else report
 
 
 def _problems(run: ArchRun, con: console.Console, timeout: int, ktap_file: str,

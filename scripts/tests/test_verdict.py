@@ -704,3 +704,66 @@ def test_a_log_the_parser_never_finishes_is_unparseable(parser: ModuleType, tmp_
     assert v.exit == Exit.INFRA and 'cannot be read' in v.cause, v.cause
     assert ('within 3s' if seconds < 10 else 'memory') in v.cause, v.cause
     assert verdict_of(parser, 'pass').exit == Exit.OK      # the bound costs a parse nothing
+
+
+# ---- issue 50: each test below failed before its fix (see the docstring) ----
+
+def skip_after(failure: List[str], result: str, reason: str, lines: List[str]) -> List[str]:
+    """@result's line replaced by @failure and the same result with `# SKIP @reason`:
+    what KUnit prints for a kunit_skip() after a failed expectation."""
+    indent = next(ln for ln in lines if ln.strip() == result)[:-len(result)]
+    return faults.replace(lines, result, failure + [f'{indent}{result} # SKIP {reason}'])
+
+
+BYSTANDER_GONE = ['    # rx_bystanders_untouched: EXPECTATION FAILED at '
+                  'net/core/tests/rx_align_drivers_kunit.c:935',
+                  '    Expected rx_bystander_up(rx_up_before) to be true, but is false',
+                  'arch x86_64: eth9, named up_before=, was not a bystander found up']
+
+
+@pytest.mark.parametrize('result', ['ok 2 rx_net_skb_pad_sane', 'ok 3 napi_alloc_skb len=60',
+                                    'ok 1 napi_alloc_skb len=0'])
+def test_a_skip_after_a_failed_expectation_fails(parser: ModuleType, tmp_path: Path,
+                                                 result: str) -> None:
+    """Item 1: KUnit writes SKIPPED over FAILURE, so a failed expectation
+    then kunit_skip() is `ok N name # SKIP reason` with `EXPECTATION FAILED
+    at ...` in the case's own log: exit 0 (rx_bystanders_untouched, whose
+    bystander named up_before= was gone, read as a skip). The case fails, with
+    the expectation in its message, and no known-failure rule excuses it; a
+    plain case, a parameter, and the first parameter (whose lines come before
+    the parameter list) alike."""
+    lines = skip_after(BYSTANDER_GONE, result, 'no Ethernet device but the 1 named',
+                       faults.pass_log())
+    v = judge_log(parser, lines, tmp_path)
+    assert v.exit == Exit.TEST_FAILED, v.cause
+    name = next(c.name for c in v.cases if c.name.endswith(result.split(' ', 2)[2]))
+    assert 'skipped after a failure of their own' in v.cause and name in v.cause, v.cause
+    case = next(c for c in v.cases if c.name == name)
+    assert case.shown == 'FAIL' and 'named up_before=, was not a bystander found up' in \
+        case.message and 'no Ethernet device but the 1 named' in case.message, case.message
+    assert 'EXPECTATION FAILED at net/core/tests/rx_align_drivers_kunit.c:935' in case.report
+    known = with_rule(v, f'x86_64: {name.rsplit(".", 1)[0] if "len=" in name else name}  # ?')
+    assert known.exit == Exit.TEST_FAILED and known.count('XFAIL') == 0, known.cause
+    back = Verdict.from_json(json.loads(json.dumps(v.to_json())), 'test')
+    assert back.exit == Exit.TEST_FAILED and back.cause == v.cause
+    # a skip with nothing failed before it is a skip (the window ends at the last result)
+    (tmp_path / 'clean').mkdir()
+    clean = skip_after([], result, 'not on this arch', faults.pass_log())
+    assert judge_log(parser, clean, tmp_path / 'clean').exit == Exit.OK
+
+
+def test_a_skipped_parameter_whose_frame_failed_fails(parser: ModuleType, tmp_path: Path) -> None:
+    """Item 1: a parameter that printed `verdict=fail` and then skipped was green
+    (the contradiction looked at PASS only)."""
+    frame = ('driver=e1000 path=e1000 frame=ipv4 len=60 class=ip_align headroom=64 '
+             'mac_line_off=0 nh_mod4=0 want_mod4=2 rule=net_ip_align head_frag=1 pp_recycle=0 '
+             'verdict=fail')
+    lines = faults.with_drivers(faults.pass_log(), [('e1000 ipv4', frame)])
+    lines = faults.replace(lines, 'ok 1 e1000 ipv4',
+                           ['        ok 1 e1000 ipv4 # SKIP the NIC lost its carrier'])
+    v = judge_log(parser, lines, tmp_path)
+    assert v.exit == Exit.TEST_FAILED, v.cause
+    case = next(c for c in v.cases if c.name.endswith('e1000 ipv4'))
+    assert case.shown == 'FAIL' and 'skipped, but printed a frame it judged failed' in \
+        case.report, case.report
+    assert 'skipped after a failure of their own' in v.cause, v.cause
