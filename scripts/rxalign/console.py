@@ -54,6 +54,10 @@ STATE_CHANGED = re.compile(r'^\s*(?:# [^:]+: )?(kernel state changed during the 
 # kmemleak case (the /init scan) judges those, not the splat rule.
 KMEMLEAK_SPLAT = re.compile(r'^\s*kmemleak: \d+ new suspected memory leaks')
 KMEMLEAK = re.compile(r'rx_align_kmemleak: (\w+):? ?(.*)$')
+# printk's word that the console lost messages (kernel/printk/printk.c
+# console_prepend_dropped(), 6.1 to 7.3: "** %lu printk messages dropped **"):
+# what the lost lines said (a report's first line, a result) is unknown.
+DROPPED = re.compile(r'^\s*\*\* \d+ printk messages dropped \*\*')
 LEAK = re.compile(r'unreferenced object (0x[0-9a-f]+) \(size (\d+)\)')
 
 OUTSIDE_CASES = 'kernel_splat'   # the pseudo-suite of splats outside every case
@@ -118,6 +122,12 @@ class Console:
     kmemleak: KmemleakScan = dataclasses.field(default_factory=KmemleakScan)
     # where each case and the first crash are: the parser keeps no line numbers
     index: Index = dataclasses.field(default_factory=Index)
+    # the first `** N printk messages dropped **` after KTAP began, with its
+    # line number: the parser skips it as a line of no test
+    dropped: str = ''
+    # the first kmemleak report after the /init scan began ("line N: ..."): its
+    # objects may be missing from the listing the scan judged
+    late_kmemleak: str = ''
     # case (or parameterised case) -> its lines from a failed expectation to
     # its result, where that result says `ok` (`# SKIP` or not): KUnit writes
     # SKIPPED over FAILURE, so a kunit_skip() after a failed expectation
@@ -253,6 +263,11 @@ def read(raw: Iterable[str]) -> Console:
                 con.kmemleak = KmemleakScan()
             con.kmemleak.state, con.kmemleak.reason = state, k.group(2).strip()
             continue
+        if started and not con.dropped and DROPPED.match(line):
+            con.dropped = f'line {number}: "{line.strip()}"'
+        if con.kmemleak.state in ('begin', 'end') and not con.late_kmemleak and \
+                KMEMLEAK_SPLAT.match(line):
+            con.late_kmemleak = f'line {number}: "{line.strip()}"'
         if con.kmemleak.state == 'begin':
             if LEAK.search(line):
                 con.kmemleak.objects.append([])

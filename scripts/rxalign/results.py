@@ -366,6 +366,8 @@ class ProblemKind(str, enum.Enum):
     CRASH = 'crash'                    # panic, oops, BUG
     UNKNOWN_REPORT = 'unknown-report'  # a report banner (BUG, WARNING, ====) no table knows
     SECOND_STREAM = 'second-stream'    # a reboot, a second run
+    DROPPED = 'console-dropped'        # printk dropped messages after KTAP began
+    LATE_KMEMLEAK = 'late-kmemleak'    # --debug: a kmemleak report after its scan began
     HUNG = 'hung'                      # no console output for --idle-timeout
     NO_EXIT = 'no-exit'                # every suite ran, QEMU did not exit by --timeout
     TIMEOUT = 'timeout'                # no results within --timeout
@@ -571,7 +573,8 @@ def decide(v: Verdict) -> Tuple[ArchStatus, str]:
       the run gave no complete results: of the problems verdict.judge() found
       in the run and its console, the first in ProblemKind's order (this
       machine cannot run the arch, config or build failed, a kernel crash, a
-      second KTAP stream, a hang, the --timeout, no KTAP) -> its status
+      second KTAP stream, a console that dropped messages, a kmemleak report
+      its scan may not have read, a hang, the --timeout, no KTAP) -> its status
       no case ran                                   -> infra  (exit 3)
       a declared case absent, or a case crashed     -> infra
       KTAP errors, or --debug without a kmemleak report (problems an absent

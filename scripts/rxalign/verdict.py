@@ -271,6 +271,16 @@ def _problems(run: ArchRun, con: console.Console, timeout: int, ktap_file: str,
             f'{run.arch}: a second KTAP stream began at line {con.second_stream} of the '
             'console, after the first: the kernel rebooted or ran the suites again, and '
             f'one run must give one stream {see}')))
+    if con.dropped:
+        found.append(Problem(ProblemKind.DROPPED, (
+            f'{run.arch}: the console is incomplete: printk dropped messages after KTAP '
+            f'began, at {con.dropped}; what they said (a kernel report, a result) is '
+            f'unknown {see}')))
+    if con.late_kmemleak:
+        found.append(Problem(ProblemKind.LATE_KMEMLEAK, (
+            f'{run.arch}: a kmemleak report after the scan of /init began, at '
+            f'{con.late_kmemleak}: its leaks may be missing from the listing the scan '
+            f'judged {see}')))
     if run.hung:
         found.append(Problem(ProblemKind.HUNG, (
             f'{run.arch}: hung: no console output for {run.hung}s, stopped in '

@@ -767,3 +767,47 @@ def test_a_skipped_parameter_whose_frame_failed_fails(parser: ModuleType, tmp_pa
     assert case.shown == 'FAIL' and 'skipped, but printed a frame it judged failed' in \
         case.report, case.report
     assert 'skipped after a failure of their own' in v.cause, v.cause
+
+
+DROPPED = '** 3 printk messages dropped **'
+
+
+@pytest.mark.parametrize('before', ['ok 3 napi_alloc_skb len=60', 'ok 2 net_rx_align_alloc',
+                                    'reboot: Restarting system'])
+def test_a_console_that_dropped_messages_is_incomplete(parser: ModuleType, tmp_path: Path,
+                                                       before: str) -> None:
+    """Item 2: `** N printk messages dropped **` was ignored: when the drop took
+    the first line of a report that neither taints nor fails the case (an RCU
+    stall, a hung task, smp_processor_id() in preemptible code), the rest of the
+    report matched nothing and the run was green. After KTAP began, it is
+    infra, naming the line; before it (boot), no case ran and nothing changes."""
+    lines = faults.insert_before(faults.pass_log(), before,
+                                 [DROPPED, 'caller is rx_napi+0x2b/0x50',
+                                  'CPU: 0 UID: 0 PID: 97 Comm: kunit_try_catch'])
+    v = judge_log(parser, lines, tmp_path)
+    assert v.exit == Exit.INFRA, v.cause
+    number = faults.at(lines, DROPPED) + 1
+    assert 'console is incomplete' in v.cause and f'line {number}: "{DROPPED}"' in v.cause, \
+        v.cause
+    assert [p.kind for p in v.problems] == [ProblemKind.DROPPED]
+    (tmp_path / 'boot').mkdir()
+    boot = faults.insert_before(faults.pass_log(), 'KTAP version 1', [DROPPED])
+    assert judge_log(parser, boot, tmp_path / 'boot').exit == Exit.OK
+
+
+@pytest.mark.parametrize('where', ['after the end marker', 'inside the listing'])
+def test_a_kmemleak_report_after_its_scan_began_is_no_pass(parser: ModuleType, tmp_path: Path,
+                                                           where: str) -> None:
+    """Item 4: a kmemleak report printed after the scan's `end` marker (an
+    automatic scan: objects the /init scan never listed) was exit 0 under
+    --debug. It is infra, naming the line, as a console that dropped lines."""
+    late = 'kmemleak: 2 new suspected memory leaks (see /sys/kernel/debug/kmemleak)'
+    clean = faults.kmemleak_clean()
+    at = faults.at(clean, 'rx_align_kmemleak: end') + (1 if where.startswith('after') else 0)
+    v = judge_log(parser, clean[:at] + [late] + clean[at:], tmp_path, kmemleak=True)
+    assert v.exit == Exit.INFRA, v.cause
+    assert f'line {at + 1}: "{late}"' in v.cause and 'scan' in v.cause, v.cause
+    # the scan's own line, before its listing, is what the scan judges
+    (tmp_path / 'own').mkdir()
+    own = faults.insert_before(clean, 'rx_align_kmemleak: begin', [late])
+    assert judge_log(parser, own, tmp_path / 'own', kmemleak=True).exit == Exit.OK
