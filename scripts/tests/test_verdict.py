@@ -9,7 +9,7 @@ from typing import List
 
 import pytest
 
-from rxalign import paths
+from rxalign import kernels, paths
 from rxalign.exitcodes import Exit
 from rxalign.crashes import REPORT_FORMATS, ReportFormat
 from rxalign.declared import expected_suites, module_functions
@@ -670,7 +670,7 @@ def test_the_report_table_is_the_kernels_own_text(tmp_path: Path) -> None:
     6.12 does not have), and each example is a report, no crash."""
     from rxalign.crashes import CRASH, REPORT
     from default_tree import default_tree
-    ours = [f for f in REPORT_FORMATS if '7.3' not in f.source]
+    ours = [f for f in REPORT_FORMATS if '6.12' in f.kernels]
     files = sorted({f.source.split()[0] for f in ours})
     tree = default_tree(tmp_path, *(f'*/{name}' for name in files))
     for f in REPORT_FORMATS:
@@ -811,3 +811,51 @@ def test_a_kmemleak_report_after_its_scan_began_is_no_pass(parser: ModuleType, t
     (tmp_path / 'own').mkdir()
     own = faults.insert_before(clean, 'rx_align_kmemleak: begin', [late])
     assert judge_log(parser, own, tmp_path / 'own', kmemleak=True).exit == Exit.OK
+
+
+# A trap's oops of each kernel on x86, as a kworker prints it after the last case.
+TRAP_OOPS = {
+    '6.1': 'divide error: 0000 [#1] PREEMPT SMP NOPTI',
+    '6.12': 'Oops: divide error: 0000 [#1] PREEMPT NOPTI',
+    '6.1 split lock': ': 0000 [#1] PREEMPT SMP NOPTI',
+    '6.1 stack segment': 'stack segment: 0000 [#1] SMP',
+    '6.1 invalid opcode': 'invalid opcode: 0000 [#1] PREEMPT SMP PTI',
+}
+
+
+@pytest.mark.parametrize('kernel', list(TRAP_OOPS))
+@pytest.mark.parametrize('before', ['reboot: Restarting system', 'ok 3 napi_alloc_skb len=60'])
+def test_a_trap_oops_of_every_kernel_is_a_crash(parser: ModuleType, tmp_path: Path,
+                                               kernel: str, before: str) -> None:
+    """Item 3: 6.1's x86 die() prints the trap's title with no "Oops: " (6.9
+    added it): `divide error: 0000 [#1] ...` in a kworker after the last
+    case was exit 0, where 6.12's `Oops: divide error: ...` is exit 3."""
+    oops = [TRAP_OOPS[kernel],
+            'CPU: 0 PID: 15 Comm: kworker/0:1 Not tainted 6.1.158 #1',
+            'Workqueue: events rx_work', 'RIP: 0010:rx_work+0x2b/0x50',
+            'Call Trace:', ' <TASK>', ' process_one_work+0x1c5/0x3c0', ' </TASK>',
+            '---[ end trace 0000000000000000 ]---']
+    v = judge_log(parser, faults.insert_before(faults.pass_log(), before, oops), tmp_path)
+    assert v.exit == Exit.INFRA, v.cause
+    assert 'kernel crash' in v.cause and TRAP_OOPS[kernel] in v.cause, v.cause
+
+
+@pytest.mark.parametrize('name', [k.name for k in kernels.KERNELS])
+def test_every_format_is_its_kernels_own_text(tmp_path: Path, name: str) -> None:
+    """Item 3: the crash and report tables were 6.12's: each entry now says which
+    kernels print it and the text of its format, found here in the file it
+    names of each of those kernels whose tree this machine has (a run-kunit
+    --kernel of it prepared one, or its Debian package is installed)."""
+    from default_tree import kernel_tree
+    from rxalign.crashes import CRASH_FORMATS, EVERY_KERNEL
+    assert EVERY_KERNEL == tuple(k.name for k in kernels.KERNELS)
+    formats = [(f.file, f.literal, f.example) for f in CRASH_FORMATS if name in f.kernels] + \
+        [(f.source.split()[0], f.literal, f.example) for f in REPORT_FORMATS
+         if name in f.kernels]
+    assert all(n in EVERY_KERNEL for f in CRASH_FORMATS + REPORT_FORMATS  # type: ignore[operator]
+               for n in f.kernels)
+    files = sorted({file for file, _, _ in formats})
+    tree = kernel_tree(kernels.select(name), tmp_path, *(f'*/{file}' for file in files))
+    missing = [f'{file}: {literal!r} (example {example!r})' for file, literal, example in formats
+               if literal not in (tree / file).read_text(errors='replace')]
+    assert not missing, f'{name} ({tree}) does not print:\n' + '\n'.join(missing)
