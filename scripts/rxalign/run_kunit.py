@@ -350,7 +350,8 @@ def prepare_tree(plan: Plan, cache: Cache, ours: List[Path]) -> ReadyTree:
     say(f'tree: {tree_label(base, layers, plan.patches, plan.arches)}')
     for g in plan.patches:
         if g.left_out:
-            say(f'--patches {g.path}: left out, mails without a diff: {"; ".join(g.left_out)}')
+            say(f'--patches {g.path}: left out, no patch of the series (replies, mails '
+                f'without a diff): {"; ".join(g.left_out)}')
     try:
         prepared = tree.prepare(cache, base, layers + extra_layer(plan), say)
     except HarnessError as e:
