@@ -27,8 +27,10 @@ def kernel_tree(kernel: kernels.Kernel, scratch: Path, wildcard: str, *more: str
     trees = sorted(Cache(default_root()).trees.glob(f'debian-{kernel.name}.*'))
     if trees:
         return trees[0]
+    # a tarball the cache fetched (debian_archive: a kernel of another suite)
+    fetched = sorted((default_root() / 'sources').glob(f'{kernel.package}_*.tar.xz'))
     try:
-        tarball = host_tarball(kernel).path
+        tarball = fetched[-1] if fetched else host_tarball(kernel).path
     except HarnessError as e:
         how = (f'scripts/run-kunit --kernel {kernel.name} fetches it' if kernel.suites
                else e.message)

@@ -860,3 +860,23 @@ def test_every_format_is_its_kernels_own_text(tmp_path: Path, name: str) -> None
     missing = [f'{file}: {literal!r} (example {example!r})' for file, literal, example in formats
                if literal not in (tree / file).read_text(errors='replace')]
     assert not missing, f'{name} ({tree}) does not print:\n' + '\n'.join(missing)
+
+
+@pytest.mark.parametrize('line, status', [
+    ('INFO: task kunit_try_catch:97 blocked in I/O wait for more than 122 seconds.',
+     Exit.TEST_FAILED),
+    ('watchdog: CPU1: Watchdog detected hard LOCKUP on cpu 0', Exit.TEST_FAILED),
+    ('kernel BUG at skb_panic+0x4c/0x50 [verbose debug info unavailable]', Exit.INFRA),
+    ('Kernel stack pointer invalid', Exit.INFRA),
+])
+def test_the_reports_7_3_prints_its_own_way_are_read(parser: ModuleType, tmp_path: Path,
+                                                     line: str, status: Exit) -> None:
+    """Item 3, found by test_every_format_is_its_kernels_own_text on 7.3's
+    tarball: 7.3 words a hung task (`blocked in I/O wait`), a hard lockup
+    (`CPU1: ` first), a BUG() without file information (`kernel BUG at`,
+    lower case) and an s390 bad stack its own way; each matched no table
+    and a run going on after it was green."""
+    lines = faults.insert_before(faults.pass_log(), 'ok 3 napi_alloc_skb len=60',
+                                 [line, 'Call Trace:', ' rx_napi+0x2b/0x50'])
+    v = judge_log(parser, lines, tmp_path)
+    assert v.exit == status and line in v.cause + ''.join(c.message for c in v.cases), v.cause
