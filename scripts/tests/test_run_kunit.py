@@ -539,6 +539,39 @@ def lock_groups(cache_root: Path) -> List[int]:
     return [int(ln.split()[1]) for ln in text.splitlines() if ln.startswith('group ')]
 
 
+def forked_run(argv: List[str]) -> int:
+    """run-kunit in a process of its own (which a signal may kill): its pid."""
+    pid = os.fork()
+    if pid == 0:
+        code = 70
+        try:
+            code = run_kunit.main(argv)
+        finally:
+            os._exit(code)
+    return pid
+
+
+def guest_groups(cache_root: Path, seconds: float) -> List[int]:
+    """The process groups the lock names, once a fake kunit.py's `sleep` (its
+    QEMU) runs in one of them."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and not any(
+            'sleep' in procs.command(p) for g in lock_groups(cache_root)
+            for p in procs.group_members(g)):
+        time.sleep(0.2)
+    groups = lock_groups(cache_root)
+    assert groups, 'the fake kunit.py never started'
+    return groups
+
+
+def kill_groups(groups: List[int]) -> None:
+    for g in groups:
+        try:
+            os.killpg(g, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
 def test_a_killed_run_keeps_the_cache_while_its_children_live(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fake_tree: Path,
         cache_root: Path, tmp_path: Path) -> None:
@@ -547,23 +580,12 @@ def test_a_killed_run_keeps_the_cache_while_its_children_live(
     kunit.py here waits on a `sleep` that stands for QEMU."""
     monkeypatch.setenv('RXALIGN_FAKE', 'spin')
     monkeypatch.setenv('RXALIGN_FAKE_KTAP', str(faults.path('truncated')))
-    pid = os.fork()
-    if pid == 0:    # the run that gets killed
-        code = 70
-        try:
-            code = run_kunit.main(['--tree', str(fake_tree), '--out', str(tmp_path / 'a'),
-                                   '--timeout', '60', '--idle-timeout', '60'])
-        finally:
-            os._exit(code)
+    # the run that gets killed
+    pid = forked_run(['--tree', str(fake_tree), '--out', str(tmp_path / 'a'),
+                      '--timeout', '60', '--idle-timeout', '60'])
     groups: List[int] = []
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and not any(
-                'sleep' in procs.command(p) for g in lock_groups(cache_root)
-                for p in procs.group_members(g)):
-            time.sleep(0.2)
-        groups = lock_groups(cache_root)
-        assert groups, 'the fake kunit.py never started'
+        groups = guest_groups(cache_root, 30)
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
         # kunit.py (holding the lock's fd) and its QEMU still run
@@ -575,11 +597,7 @@ def test_a_killed_run_keeps_the_cache_while_its_children_live(
         assert run(monkeypatch, fake_tree, tmp_path / 'c', 'pass') == Exit.BUSY
         assert f'kill -- -{groups[-1]}' in capsys.readouterr().err
     finally:
-        for g in groups:
-            try:
-                os.killpg(g, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        kill_groups(groups)
     time.sleep(0.5)
     assert run(monkeypatch, fake_tree, tmp_path / 'd', 'pass') == Exit.OK
 
@@ -1091,24 +1109,12 @@ def test_a_hangup_stops_the_run_as_sigterm_does(
     monkeypatch.setenv('RXALIGN_FAKE_KTAP', str(faults.path('pass')))
     monkeypatch.setenv('RXALIGN_FAKE_KTAP_powerpc32', str(faults.path('truncated')))
     out = tmp_path / 'out'
-    pid = os.fork()
-    if pid == 0:    # the run the terminal's hangup reaches
-        code = 70
-        try:
-            code = run_kunit.main(['--tree', str(fake_tree), '--out', str(out),
-                                   '--arch', 'x86_64,powerpc32',
-                                   '--timeout', '60', '--idle-timeout', '60'])
-        finally:
-            os._exit(code)
+    # the run the terminal's hangup reaches
+    pid = forked_run(['--tree', str(fake_tree), '--out', str(out), '--arch', 'x86_64,powerpc32',
+                      '--timeout', '60', '--idle-timeout', '60'])
     groups: List[int] = []
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not any(
-                'sleep' in procs.command(p) for g in lock_groups(cache_root)
-                for p in procs.group_members(g)):
-            time.sleep(0.2)
-        groups = lock_groups(cache_root)
-        assert groups, 'the fake kunit.py of powerpc32 never started'
+        groups = guest_groups(cache_root, 60)
         os.kill(pid, getattr(signal, how))
         _, status = os.waitpid(pid, 0)
         assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == Exit.INTERRUPTED, \
@@ -1121,11 +1127,7 @@ def test_a_hangup_stops_the_run_as_sigterm_does(
         alive = [c for g in groups for c in group_alive(g)]
         assert not alive, f'the guest outlived the run: {alive}'
     finally:
-        for g in groups:
-            try:
-                os.killpg(g, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        kill_groups(groups)
     capsys.readouterr()
     # the next run takes the cache: nothing of the stopped one holds it
     assert run(monkeypatch, fake_tree, tmp_path / 'next', 'pass') == Exit.OK
