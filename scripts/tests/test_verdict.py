@@ -880,3 +880,16 @@ def test_the_reports_7_3_prints_its_own_way_are_read(parser: ModuleType, tmp_pat
                                  [line, 'Call Trace:', ' rx_napi+0x2b/0x50'])
     v = judge_log(parser, lines, tmp_path)
     assert v.exit == status and line in v.cause + ''.join(c.message for c in v.cases), v.cause
+
+
+def test_a_parameterised_case_skipped_after_a_failure_of_its_own_fails(
+        parser: ModuleType, tmp_path: Path) -> None:
+    """Item 1, the parent's window: an expectation that failed after the last
+    parameter, then `ok 2 rx_napi_alloc # SKIP ...`, is a failure of the
+    parameterised case itself (a case of its own name), whatever its
+    parameters said."""
+    lines = skip_after(BYSTANDER_GONE, 'ok 2 rx_napi_alloc', 'gone', faults.pass_log())
+    v = judge_log(parser, lines, tmp_path)
+    assert v.exit == Exit.TEST_FAILED, v.cause
+    assert 'skipped after a failure of their own' in v.cause and \
+        'net_rx_align_alloc.rx_napi_alloc ' in v.cause, v.cause
