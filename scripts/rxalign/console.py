@@ -54,6 +54,10 @@ STATE_CHANGED = re.compile(r'^\s*(?:# [^:]+: )?(kernel state changed during the 
 # kmemleak case (the /init scan) judges those, not the splat rule.
 KMEMLEAK_SPLAT = re.compile(r'^\s*kmemleak: \d+ new suspected memory leaks')
 KMEMLEAK = re.compile(r'rx_align_kmemleak: (\w+):? ?(.*)$')
+# printk's word that the console lost messages (kernel/printk/printk.c
+# console_prepend_dropped(), 6.1 to 7.3: "** %lu printk messages dropped **"):
+# what the lost lines said (a report's first line, a result) is unknown.
+DROPPED = re.compile(r'^\s*\*\* \d+ printk messages dropped \*\*')
 LEAK = re.compile(r'unreferenced object (0x[0-9a-f]+) \(size (\d+)\)')
 
 OUTSIDE_CASES = 'kernel_splat'   # the pseudo-suite of splats outside every case
@@ -118,6 +122,17 @@ class Console:
     kmemleak: KmemleakScan = dataclasses.field(default_factory=KmemleakScan)
     # where each case and the first crash are: the parser keeps no line numbers
     index: Index = dataclasses.field(default_factory=Index)
+    # the first `** N printk messages dropped **` after KTAP began, with its
+    # line number: the parser skips it as a line of no test
+    dropped: str = ''
+    # the first kmemleak report after the /init scan began ("line N: ..."): its
+    # objects may be missing from the listing the scan judged
+    late_kmemleak: str = ''
+    # case (or parameterised case) -> its lines from a failed expectation to
+    # its result, where that result says `ok` (`# SKIP` or not): KUnit writes
+    # SKIPPED over FAILURE, so a kunit_skip() after a failed expectation
+    # prints `ok N name # SKIP reason`; the parser believes the result line
+    overruled: Dict[str, List[str]] = dataclasses.field(default_factory=dict)
 
 
 def _stamp(line: str) -> Optional[float]:
@@ -162,6 +177,7 @@ def read(raw: Iterable[str]) -> Console:
     rule: Optional[str] = None  # a rule of `=` waiting for the title of its report
     closing = False             # a report that ends with a rule of its own is open
     start = 0                   # the line (0-based) before the next case's first line
+    failed_at: Optional[int] = None  # the first failed expectation since `start`
 
     def file_frames(case: str) -> None:
         for text in frames:
@@ -223,6 +239,9 @@ def read(raw: Iterable[str]) -> Console:
         ends_case = bool(r) and not ends_parent
         case = '.'.join(path[:depth] + [name])
         if HEADER.match(line) or s or r:
+            if r and failed_at is not None and not line.lstrip().startswith('not ok'):
+                con.overruled[case] = lines[failed_at:i + 1]
+            failed_at = None
             if ends_case:
                 # its lines are those since the last header or result
                 then, now = _stamp(raw[start]), _stamp(raw[i])
@@ -244,6 +263,11 @@ def read(raw: Iterable[str]) -> Console:
                 con.kmemleak = KmemleakScan()
             con.kmemleak.state, con.kmemleak.reason = state, k.group(2).strip()
             continue
+        if started and not con.dropped and DROPPED.match(line):
+            con.dropped = f'line {number}: "{line.strip()}"'
+        if con.kmemleak.state in ('begin', 'end') and not con.late_kmemleak and \
+                KMEMLEAK_SPLAT.match(line):
+            con.late_kmemleak = f'line {number}: "{line.strip()}"'
         if con.kmemleak.state == 'begin':
             if LEAK.search(line):
                 con.kmemleak.objects.append([])
@@ -284,6 +308,7 @@ def read(raw: Iterable[str]) -> Console:
             held_unknown.clear()
         if FAILED_AT.search(line):
             in_message = True
+            failed_at = i if failed_at is None else failed_at
         f = FRAME.search(line)
         if f and not in_message:
             frames.append(f.group(1))

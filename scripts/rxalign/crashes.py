@@ -1,7 +1,9 @@
 """How a kernel says it crashed or reported a bug: the tables the console walk reads.
 
 Each entry is a line the kernel prints when it dies, oopses or hits a BUG(),
-as linux-source-6.12 formats it (the file and function are in `source`);
+as the kernels of `kernels` format it (the file and function are in
+`source`; `literal` is the text of the format in `file` of each of those
+kernels, which tests/test_verdict.py reads in every kernel's tree it has);
 `pattern` is matched at the start of a console line (printk timestamps
 stripped, leading blanks allowed), never inside it, so a test's own message
 that quotes these words is no crash.  `example` is a line as the kernel
@@ -27,96 +29,154 @@ import re
 from typing import Tuple
 
 
+# The kernels of kernels.KERNELS, by name: which print a format.
+EVERY_KERNEL = ('6.1', '6.12', '7.3')
+
+
 @dataclasses.dataclass(frozen=True)
 class CrashFormat:
     arches: str             # who prints it ("all": generic code)
     pattern: str            # a regex, matched at the start of a line
-    example: str            # a line as 6.12 prints it
-    source: str             # where 6.12 prints it
+    example: str            # a line as the kernel prints it
+    source: str             # where it is printed (6.12's files, unless it says)
+    file: str               # the file of each of @kernels that holds...
+    literal: str            # ...this text of its format, as the file has it
+    kernels: Tuple[str, ...] = EVERY_KERNEL     # the kernels that print it
 
 
 CRASH_FORMATS: Tuple[CrashFormat, ...] = (
     CrashFormat('all', r'Kernel panic - not syncing',
                 'Kernel panic - not syncing: Fatal exception in interrupt',
-                'kernel/panic.c panic()'),
+                'kernel/panic.c panic()',
+                'kernel/panic.c', 'Kernel panic - not syncing: %s\\n'),
     CrashFormat('all', r'kernel BUG at \S+:\d+!', 'kernel BUG at net/core/skbuff.c:210!',
-                'lib/bug.c report_bug(); arch/sparc/kernel/traps_{32,64}.c do_BUG()'),
+                'lib/bug.c report_bug(); arch/sparc/kernel/traps_{32,64}.c do_BUG()',
+                'lib/bug.c', 'kernel BUG at %s:%u!\\n'),
     CrashFormat('all', r'Kernel BUG at ',
                 'Kernel BUG at skb_panic+0x4c/0x50 [verbose debug info unavailable]',
-                'lib/bug.c report_bug(), a BUG() without file information'),
+                'lib/bug.c report_bug(), a BUG() without file information',
+                'lib/bug.c', 'Kernel BUG at %pB [verbose debug info unavailable]\\n',
+                ('6.1', '6.12')),
+    CrashFormat('all', r'kernel BUG at \S+ \[verbose debug info unavailable\]',
+                'kernel BUG at skb_panic+0x4c/0x50 [verbose debug info unavailable]',
+                'lib/bug.c __report_bug() of 7.3, a BUG() without file information',
+                'lib/bug.c', 'kernel BUG at %pB [verbose debug info unavailable]\\n', ('7.3',)),
     CrashFormat('all', r'Oops(?::| -)', 'Oops: Oops: 0002 [#1] PREEMPT NOPTI',
                 'die() of x86 (arch/x86/kernel/dumpstack.c __die_header()), powerpc, '
-                'sh, s390, m68k ("Oops: ..."), riscv ("Oops - illegal instruction")'),
+                'sh, s390, m68k ("Oops: ..."), riscv ("Oops - illegal instruction")',
+                'arch/powerpc/kernel/traps.c', 'Oops: %s, sig: %ld [#%d]\\n'),
+    # x86 prefixed every die() title with "Oops: " in 6.9; 6.1 prints the
+    # trap's title alone ("divide error: 0000 [#1] PREEMPT SMP NOPTI"), and a
+    # title may end in a newline ("Split lock detected\n"): the line is then
+    # ": 0000 [#1] ..."
+    CrashFormat('x86_64, i386', r'Oops: ', 'Oops: divide error: 0000 [#1] PREEMPT NOPTI',
+                'arch/x86/kernel/dumpstack.c __die_header(), of 6.12 and 7.3 (7.3 prints no '
+                'PREEMPT: one %s fewer)',
+                'arch/x86/kernel/dumpstack.c', '"Oops: %s: %04lx [#%d]%s%s%s%s',
+                ('6.12', '7.3')),
+    CrashFormat('x86_64, i386', r'(?:\S.*)?: [0-9a-f]{4} \[#\d+\](?: |$)',
+                'divide error: 0000 [#1] PREEMPT SMP NOPTI',
+                'arch/x86/kernel/dumpstack.c __die_header() of 6.1: the titles of '
+                'arch/x86/kernel/traps.c (divide error, invalid opcode, stack segment, '
+                'double fault, int3, ...) and arch/x86/mm/fault.c ("Oops", "Bad pagetable")',
+                'arch/x86/kernel/dumpstack.c', '"%s: %04lx [#%d]%s%s%s%s%s\\n"', ('6.1',)),
     CrashFormat('x86_64, i386', r'BUG: kernel NULL pointer dereference',
                 'BUG: kernel NULL pointer dereference, address: 0000000000000008',
-                'arch/x86/mm/fault.c show_fault_oops()'),
+                'arch/x86/mm/fault.c show_fault_oops()',
+                'arch/x86/mm/fault.c', 'BUG: kernel NULL pointer dereference, address: %px\\n'),
     CrashFormat('x86_64, i386', r'BUG: unable to handle page fault',
                 'BUG: unable to handle page fault for address: ffffffffff600000',
-                'arch/x86/mm/fault.c show_fault_oops()'),
+                'arch/x86/mm/fault.c show_fault_oops()',
+                'arch/x86/mm/fault.c', 'BUG: unable to handle page fault for address: %px\\n'),
     CrashFormat('x86_64, i386', r'general protection fault',
                 'general protection fault, probably for non-canonical address '
                 '0xdead000000000100: 0000 [#1] PREEMPT NOPTI',
-                'arch/x86/kernel/traps.c exc_general_protection() (GPFSTR)'),
+                'arch/x86/kernel/traps.c exc_general_protection() (GPFSTR)',
+                'arch/x86/kernel/traps.c', '#define GPFSTR "general protection fault"'),
     CrashFormat('arm, arm64', r'Internal error: ',
                 'Internal error: Oops - BUG: 00000000f2000800 [#1] PREEMPT SMP',
-                'arch/arm64/kernel/traps.c die(), arch/arm/kernel/traps.c die()'),
+                'arch/arm64/kernel/traps.c die(), arch/arm/kernel/traps.c die()',
+                'arch/arm64/kernel/traps.c', 'Internal error: %s: %016lx [#%d]'),
     CrashFormat('arm, arm64, riscv, sparc, sparc64, alpha, m68k, s390',
                 r'Unable to handle kernel ',
                 'Unable to handle kernel NULL pointer dereference at virtual address '
                 '0000000000000008',
                 'arm64/arm/riscv mm/fault.c die_kernel_fault()/__do_kernel_fault(), '
                 'sparc mm/fault_{32,64}.c unhandled_fault(), alpha and m68k mm/fault.c, '
-                's390 mm/fault.c handle_fault_error_nolock()'),
+                's390 mm/fault.c handle_fault_error_nolock()',
+                'arch/arm64/mm/fault.c', 'Unable to handle kernel %s at virtual address %016lx\\n'),
     CrashFormat('riscv', r'\S.* \[#\d+\]$', 'Oops [#1]',
-                'arch/riscv/kernel/traps.c die(): "%s [#%d]"'),
+                'arch/riscv/kernel/traps.c die(): "%s [#%d]"',
+                'arch/riscv/kernel/traps.c', '"%s [#%d]\\n"'),
     CrashFormat('powerpc, powerpc32, powerpcle',
                 r'BUG: (?:Kernel NULL pointer dereference|Unable to handle kernel|'
                 r'Unable to handle unknown paging fault)',
                 'BUG: Kernel NULL pointer dereference on read at 0x00000008',
-                'arch/powerpc/mm/fault.c __bad_page_fault()'),
+                'arch/powerpc/mm/fault.c __bad_page_fault()',
+                'arch/powerpc/mm/fault.c', 'msg = "Kernel NULL pointer dereference";'),
     CrashFormat('mips, mipsel, mips64, mips64el', r'CPU \d+ Unable to handle kernel ',
                 'CPU 0 Unable to handle kernel paging request at virtual address 00000008, '
                 'epc == 80512f10, ra == 80512ef4',
-                'arch/mips/mm/fault.c __do_page_fault()'),
+                'arch/mips/mm/fault.c __do_page_fault()',
+                'arch/mips/mm/fault.c', 'CPU %d Unable to handle kernel paging request at '),
     CrashFormat('mips, mipsel, mips64, mips64el', r'\S.*\[#\d+\]:$', 'Oops[#1]:',
-                'arch/mips/kernel/traps.c die(): "%s[#%d]:"'),
+                'arch/mips/kernel/traps.c die(): "%s[#%d]:"',
+                'arch/mips/kernel/traps.c', '"%s[#%d]:\\n"'),
     CrashFormat('parisc', r'.+: Code=\d+ \(.*\) at addr ',
                 'Kernel Fault: Code=26 (Data memory access rights trap) at addr 0000000c',
-                'arch/parisc/kernel/traps.c parisc_terminate()'),
+                'arch/parisc/kernel/traps.c parisc_terminate()',
+                'arch/parisc/kernel/traps.c', '%s: Code=%d (%s) at addr '),
     CrashFormat('parisc', r'.+ \(pid \d+\): .+ \(code \d+\)$',
                 'kunit_try_catch (pid 97): Unaligned data reference (code 28)',
-                'arch/parisc/kernel/traps.c die_if_kernel(), kernel mode'),
+                'arch/parisc/kernel/traps.c die_if_kernel(), kernel mode',
+                'arch/parisc/kernel/traps.c', '%s (pid %d): %s (code %ld)\\n'),
     CrashFormat('parisc', r'< Your System ate a SPARC! Gah! >',
                 '     < Your System ate a SPARC! Gah! >',
-                'arch/parisc/kernel/traps.c die_if_kernel(), the banner'),
+                'arch/parisc/kernel/traps.c die_if_kernel(), the banner',
+                'arch/parisc/kernel/traps.c', '< Your System ate a SPARC! Gah! >'),
     CrashFormat('sparc, sparc64', r'\\\|/ ____ \\\|/', r'              \|/ ____ \|/',
-                'arch/sparc/kernel/traps_{32,64}.c die_if_kernel(), the banner'),
+                'arch/sparc/kernel/traps_{32,64}.c die_if_kernel(), the banner',
+                'arch/sparc/kernel/traps_64.c', '\\\\|/ ____ \\\\|/'),
     CrashFormat('sparc, sparc64', r'\S+\(\d+\): .+ \[#\d+\]$',
                 'kunit_try_catch(97): Oops [#1]',
-                'arch/sparc/kernel/traps_{32,64}.c die_if_kernel(): "%s(%d): %s [#%d]"'),
+                'arch/sparc/kernel/traps_{32,64}.c die_if_kernel(): "%s(%d): %s [#%d]"',
+                'arch/sparc/kernel/traps_64.c', '%s(%d): %s [#%d]\\n'),
     CrashFormat('alpha', r'Kernel bug at \S+:\d+$', 'Kernel bug at net/core/skbuff.c:210',
-                'arch/alpha/kernel/traps.c do_entIF()'),
+                'arch/alpha/kernel/traps.c do_entIF()',
+                'arch/alpha/kernel/traps.c', 'Kernel bug at %s:%d\\n'),
     CrashFormat('alpha', r'(?:CPU \d+ )?\S+\(\d+\): (?:Oops|Arithmetic fault|Kernel Bug|'
                 r'Instruction fault) -?\d+$',
                 'kunit_try_catch(97): Oops 0',
-                'arch/alpha/kernel/traps.c die_if_kernel(): "%s(%d): %s %ld"'),
+                'arch/alpha/kernel/traps.c die_if_kernel(): "%s(%d): %s %ld"',
+                'arch/alpha/kernel/traps.c', '%s(%d): %s %ld\\n'),
     CrashFormat('sh', r'BUG: unable to handle kernel ',
                 'BUG: unable to handle kernel NULL pointer dereference at 00000008',
-                'arch/sh/mm/fault.c show_fault_oops()'),
+                'arch/sh/mm/fault.c show_fault_oops()',
+                'arch/sh/mm/fault.c', 'BUG: unable to handle kernel '),
     CrashFormat('sh', r'\S.*: [0-9a-f]{4} \[#\d+\]$', 'Kernel BUG: 003e [#1]',
-                'arch/sh/kernel/traps.c die(): "%s: %04lx [#%d]"'),
+                'arch/sh/kernel/traps.c die(): "%s: %04lx [#%d]"',
+                'arch/sh/kernel/traps.c', '%s: %04lx [#%d]\\n'),
     CrashFormat('m68k', r'(?:Oops|BAD KERNEL TRAP|bad frame format): [0-9a-f]{8}$',
                 'BAD KERNEL TRAP: 00000000',
-                'arch/m68k/kernel/traps.c die_if_kernel(): "%s: %08x"'),
+                'arch/m68k/kernel/traps.c die_if_kernel(): "%s: %08x"',
+                'arch/m68k/kernel/traps.c', '%s: %08x\\n'),
     CrashFormat('m68k', r'\*\*\* .+ \*\*\*   FORMAT=[0-9A-F]+$', '*** Bus Error ***   FORMAT=7',
-                'arch/m68k/kernel/traps.c bad_super_trap(): a trap in supervisor mode'),
+                'arch/m68k/kernel/traps.c bad_super_trap(): a trap in supervisor mode',
+                'arch/m68k/kernel/traps.c', '*** %s ***   FORMAT=%X\\n'),
     CrashFormat('m68k', r'BAD KERNEL BUSERR', 'BAD KERNEL BUSERR',
-                'arch/m68k/kernel/traps.c bus_error030()'),
+                'arch/m68k/kernel/traps.c bus_error030()',
+                'arch/m68k/kernel/traps.c', 'BAD KERNEL BUSERR'),
     CrashFormat('s390', r'Kernel stack overflow\.', 'Kernel stack overflow.',
-                'arch/s390/kernel/traps.c kernel_stack_overflow()'),
+                'arch/s390/kernel/traps.c kernel_stack_overflow()',
+                'arch/s390/kernel/traps.c', 'Kernel stack overflow.\\n', ('6.1', '6.12')),
+    CrashFormat('s390', r'Kernel stack pointer invalid', 'Kernel stack pointer invalid',
+                'arch/s390/kernel/traps.c kernel_stack_invalid() of 7.3',
+                'arch/s390/kernel/traps.c', 'pr_emerg("Kernel stack pointer invalid\\n");',
+                ('7.3',)),
     CrashFormat('s390', r'\S.*: [0-9a-f]{4} ilc:\d \[#\d+\]',
                 'illegal operation: 0001 ilc:1 [#1] SMP',
-                'arch/s390/kernel/dumpstack.c die(): "%s: %04x ilc:%d [#%d] "'),
+                'arch/s390/kernel/dumpstack.c die(): "%s: %04x ilc:%d [#%d] "',
+                'arch/s390/kernel/dumpstack.c', '%s: %04x ilc:%d [#%d]'),
 )
 
 # One regex of them all, as console.read() applies it.
@@ -130,6 +190,7 @@ class ReportFormat:
     source: str             # the file (of 6.12, unless it says 7.3) and function
     literal: str            # the text of its format string there, as the file has it
     closes: bool = False    # the report ends with a rule of `=` of its own
+    kernels: Tuple[str, ...] = EVERY_KERNEL     # the kernels whose file holds @literal
 
 
 def _lockdep(title: str, function: str, pattern: str = '') -> ReportFormat:
@@ -140,11 +201,12 @@ def _lockdep(title: str, function: str, pattern: str = '') -> ReportFormat:
 REPORT_FORMATS: Tuple[ReportFormat, ...] = (
     ReportFormat(r'WARNING: CPU: \d+ PID: \d+ at ',
                  'WARNING: CPU: 0 PID: 97 at net/core/skbuff.c:817 napi_alloc_skb+0x1c5/0x1e0',
-                 'kernel/panic.c __warn() (6.1 and 6.12)', 'WARNING: CPU: %d PID: %d at %pS'),
+                 'kernel/panic.c __warn() (6.1 and 6.12)', 'WARNING: CPU: %d PID: %d at %pS',
+                 kernels=('6.1', '6.12')),
     ReportFormat(r'WARNING: (?:\S+:\d+ )?at \S+, CPU#\d+: ',
                  'WARNING: net/core/skbuff.c:817 at napi_alloc_skb+0x1c5/0x1e0, CPU#0: '
                  'kunit_try_catch/97', 'kernel/panic.c __warn() of 7.3',
-                 'WARNING: %s:%d at %pS, CPU#%d: %s/%d'),
+                 'WARNING: %s:%d at %pS, CPU#%d: %s/%d', kernels=('7.3',)),
     ReportFormat(r'BUG: KASAN: ', 'BUG: KASAN: slab-use-after-free in skb_release_data+0x4a/0x3c0',
                  'mm/kasan/report.c print_error_description()', 'BUG: KASAN: %s in %pS',
                  closes=True),
@@ -216,7 +278,7 @@ REPORT_FORMATS: Tuple[ReportFormat, ...] = (
                  'BUG: Bad page state in process %s  pfn:%05lx'),
     ReportFormat(r'BUG: Bad page map', 'BUG: Bad page map in process init  pte:8000000004b1c025 '
                  'pmd:04b1d067', 'mm/memory.c print_bad_pte()',
-                 'BUG: Bad page map in process %s  pte:%08llx pmd:%08llx'),
+                 'BUG: Bad page map in process %s  '),
     ReportFormat(r'BUG: Bad rss-counter state ', 'BUG: Bad rss-counter state '
                  'mm:ffff888004b1c2c8 type:MM_ANONPAGES val:1', 'kernel/fork.c check_mm()',
                  'BUG: Bad rss-counter state mm:%p type:%s val:%ld'),
@@ -230,7 +292,11 @@ REPORT_FORMATS: Tuple[ReportFormat, ...] = (
     ReportFormat(r'BUG: workqueue leaked atomic, lock or RCU: ',
                  'BUG: workqueue leaked atomic, lock or RCU: kworker/0:1[15]',
                  'kernel/workqueue.c process_one_work()',
-                 'BUG: workqueue leaked atomic, lock or RCU: %s[%d]'),
+                 'BUG: workqueue leaked atomic, lock or RCU: %s[%d]', kernels=('6.12', '7.3')),
+    ReportFormat(r'BUG: workqueue leaked lock or atomic: ',
+                 'BUG: workqueue leaked lock or atomic: kworker/0:1/0x00000000/15',
+                 'kernel/workqueue.c process_one_work() of 6.1',
+                 'BUG: workqueue leaked lock or atomic: %s/0x%08x/%d', kernels=('6.1',)),
     ReportFormat(r'BUG: workqueue lockup - pool', 'BUG: workqueue lockup - pool cpus=0 node=0 '
                  'flags=0x0 nice=0 stuck for 31s!', 'kernel/workqueue.c wq_watchdog_timer_fn()',
                  'BUG: workqueue lockup - pool'),
@@ -241,11 +307,23 @@ REPORT_FORMATS: Tuple[ReportFormat, ...] = (
     ReportFormat(r'watchdog: Watchdog detected hard LOCKUP on cpu ',
                  'watchdog: Watchdog detected hard LOCKUP on cpu 0',
                  'kernel/watchdog.c watchdog_hardlockup_check() (pr_fmt "watchdog: ")',
-                 'Watchdog detected hard LOCKUP on cpu %d'),
+                 'Watchdog detected hard LOCKUP on cpu %d', kernels=('6.12',)),
+    ReportFormat(r'NMI watchdog: Watchdog detected hard LOCKUP on cpu ',
+                 'NMI watchdog: Watchdog detected hard LOCKUP on cpu 0',
+                 'kernel/watchdog_hld.c watchdog_overflow_callback() of 6.1 (pr_fmt '
+                 '"NMI watchdog: ")', 'Watchdog detected hard LOCKUP on cpu %d', kernels=('6.1',)),
+    ReportFormat(r'watchdog: CPU\d+: Watchdog detected hard LOCKUP on cpu ',
+                 'watchdog: CPU1: Watchdog detected hard LOCKUP on cpu 0',
+                 'kernel/watchdog.c watchdog_hardlockup_check() of 7.3 (pr_fmt "watchdog: ")',
+                 'CPU%u: Watchdog detected hard LOCKUP on cpu %u', kernels=('7.3',)),
     ReportFormat(r'INFO: task \S+ blocked for more than \d+ seconds\.',
                  'INFO: task kunit_try_catch:97 blocked for more than 122 seconds.',
                  'kernel/hung_task.c check_hung_task()',
-                 'INFO: task %s:%d blocked for more than %ld seconds.'),
+                 'INFO: task %s:%d blocked for more than %ld seconds.', kernels=('6.1', '6.12')),
+    ReportFormat(r'INFO: task \S+ blocked(?: in I/O wait)? for more than \d+ seconds\.',
+                 'INFO: task kunit_try_catch:97 blocked in I/O wait for more than 122 seconds.',
+                 'kernel/hung_task.c check_hung_task() of 7.3',
+                 'INFO: task %s:%d blocked%s for more than %ld seconds.', kernels=('7.3',)),
     ReportFormat(r'rcu: INFO: \S+ (?:self-)?detected stalls? ',
                  'rcu: INFO: rcu_preempt self-detected stall on CPU',
                  'kernel/rcu/tree_stall.h print_cpu_stall() (pr_fmt "rcu: ")',

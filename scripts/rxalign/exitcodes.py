@@ -40,12 +40,16 @@ MEANINGS: Dict[Exit, Meaning] = {
         'declared suite and case, and each passed or was skipped with a reason'),
     Exit.TEST_FAILED: Meaning(
         'a test failed',
-        'a test case failed, or was skipped without a reason (results complete)'),
+        'a test case failed (a failure of its own log counts: an expectation that failed '
+        'before its `# SKIP`, a frame it judged failed), or was skipped without a reason '
+        '(results complete)'),
     Exit.USAGE: Meaning(
         'usage',
         'usage: unknown option or arch, an empty `--arch` (or `scripts/report --require`, '
         '`--run-id`), a `--baseline` that holds no results of run-kunit, a `--patches` file '
-        'that is missing, empty or no patch, `--tree` that is no kernel tree (or one older '
+        'that is missing, empty or no patch (or a `[PATCH n/m]` in it without a diff, or a '
+        'file of a `--patches` directory that would not be read), `--tree` that is no '
+        'kernel tree (or one older '
         'than every kernel of `--list-kernels`), an `--out` '
         'that exists and is not empty (or is a file, or cannot be made), an `--expected` '
         'rule that names no arch or suite, a directory that holds no results of run-kunit '
@@ -54,8 +58,9 @@ MEANINGS: Dict[Exit, Meaning] = {
         'results missing (build/boot/timeout/hang/crash/incomplete KTAP)',
         'results missing: config or build failed, no KTAP (no boot, wrong console), '
         'timeout, a hung guest (`--idle-timeout`), kernel crash or panic, truncated KTAP, '
-        'a declared suite or case absent, an arch `scripts/report --require`s that has no '
-        'results'),
+        'a console that dropped messages after KTAP began (or a kmemleak report after its '
+        'scan began), a declared suite or case absent, an arch `scripts/report --require`s '
+        'that has no results'),
     Exit.ENVIRONMENT: Meaning(
         'environment',
         'environment: a Debian package, compiler, QEMU binary or firmware missing; disk '
@@ -90,7 +95,7 @@ MEANINGS: Dict[Exit, Meaning] = {
         'would read as a verdict on the kernel)'),
     Exit.INTERRUPTED: Meaning(
         'interrupted',
-        'interrupted (Ctrl-C, SIGTERM): the arches that finished keep their results at '
+        'interrupted (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT): the arches that finished keep their results at '
         '`--out`, marked partial (`meta.interrupted`; the others are infra, "interrupted"); '
         'with none finished, the partial results directory is removed'),
 }

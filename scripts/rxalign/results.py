@@ -366,6 +366,8 @@ class ProblemKind(str, enum.Enum):
     CRASH = 'crash'                    # panic, oops, BUG
     UNKNOWN_REPORT = 'unknown-report'  # a report banner (BUG, WARNING, ====) no table knows
     SECOND_STREAM = 'second-stream'    # a reboot, a second run
+    DROPPED = 'console-dropped'        # printk dropped messages after KTAP began
+    LATE_KMEMLEAK = 'late-kmemleak'    # --debug: a kmemleak report after its scan began
     HUNG = 'hung'                      # no console output for --idle-timeout
     NO_EXIT = 'no-exit'                # every suite ran, QEMU did not exit by --timeout
     TIMEOUT = 'timeout'                # no results within --timeout
@@ -471,16 +473,18 @@ class Verdict:
         return [f for f in self.frames if f.case == case]
 
     def mark_contradictions(self) -> 'Verdict':
-        """A case that said ok but printed a frame it judged failed, or one that
-        took an unaligned-access fixup, has a log that contradicts it: that is
-        its report (verdict.judge() and from_json() both ask, so that results
-        read back are judged the same)."""
+        """A case that said ok (or skipped: KUnit writes SKIP over FAIL) but
+        printed a frame it judged failed, or one that took an unaligned-access
+        fixup, has a log that contradicts it: that is its report
+        (verdict.judge() and from_json() both ask, so that results read back
+        are judged the same)."""
         for c in self.cases:
             bad = [f for f in self.frames_of(c.name) if _failed_frame(f)]
-            if c.status == CaseStatus.PASS and bad and not c.report:
+            if c.status in (CaseStatus.PASS, CaseStatus.SKIP) and bad and not c.report:
                 fields = ' '.join(f'{k}={x}' for k, x in {**bad[0].fields(),
                                                            **bad[0].extra}.items())
-                c.report = f'passed, but printed a frame it judged failed: {fields}'
+                said = 'passed' if c.status == CaseStatus.PASS else 'skipped'
+                c.report = f'{said}, but printed a frame it judged failed: {fields}'
         return self
 
     def to_json(self) -> Dict[str, Any]:
@@ -569,14 +573,16 @@ def decide(v: Verdict) -> Tuple[ArchStatus, str]:
       the run gave no complete results: of the problems verdict.judge() found
       in the run and its console, the first in ProblemKind's order (this
       machine cannot run the arch, config or build failed, a kernel crash, a
-      second KTAP stream, a hang, the --timeout, no KTAP) -> its status
+      second KTAP stream, a console that dropped messages, a kmemleak report
+      its scan may not have read, a hang, the --timeout, no KTAP) -> its status
       no case ran                                   -> infra  (exit 3)
       a declared case absent, or a case crashed     -> infra
       KTAP errors, or --debug without a kmemleak report (problems an absent
       or crashed case would explain)                -> infra
       a case failed (a kernel report in its window fails it; so does a frame
       it judged failed, or one that took an unaligned-access fixup, printed
-      by a case that said ok: Case.report), or skipped without a reason, and
+      by a case that said ok or skip, or an expectation that failed before
+      a case's `ok ... # SKIP`: Case.report), or skipped without a reason, and
       no rule expects it                            -> failed (exit 1)
       else                                          -> passed (exit 0)
     An `ARCH: *` rule (v.known) makes a problem known only when no case ran
@@ -600,10 +606,12 @@ def decide(v: Verdict) -> Tuple[ArchStatus, str]:
         failed = [c.name for c in v.cases if c.gating and c.status == CaseStatus.FAIL]
         silent = [c.name for c in v.cases if c.gating and c.status == CaseStatus.SKIP
                   and not c.report]
-        # a case that said ok and failed all the same: its log contradicts it
-        contradicted = [c.name for c in v.cases if c.gating and c.status != CaseStatus.FAIL
+        # a case that said ok (or skip) and failed all the same: its log contradicts it
+        contradicted = [c.name for c in v.cases if c.gating and c.status == CaseStatus.PASS
                         and c.report]
-        if failed or silent or contradicted:
+        overruled = [c.name for c in v.cases if c.gating and c.status == CaseStatus.SKIP
+                     and c.report]
+        if failed or silent or contradicted or overruled:
             parts = []
             if failed:
                 parts.append(f'{len(failed)} failed: {_names(failed)}')
@@ -612,6 +620,10 @@ def decide(v: Verdict) -> Tuple[ArchStatus, str]:
             if contradicted:
                 parts.append(f'{len(contradicted)} passed but printed a failed frame or '
                              f'report: {_names(contradicted)}')
+            if overruled:
+                parts.append(f'{len(overruled)} skipped after a failure of their own (a failed '
+                             f'expectation or frame; KUnit writes SKIP over FAIL): '
+                             f'{_names(overruled)}')
             return ArchStatus.FAILED, f'{v.arch}: {"; ".join(parts)}{_see(v)}'
         known = v.count('XFAIL')
         return ArchStatus.PASSED, (f'{v.arch}: {v.count("PASS")} passed, {v.count("SKIP")} '

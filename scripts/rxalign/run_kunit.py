@@ -21,7 +21,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from . import (arches, baseline, checkout, deps, fmt, kernels, known_failures, ktap_log, outdir,
                patches, report, series, tables, toolchains, tree)
 from .cache import Cache, Lock, default_root
-from .cli import deferred, interruptible, run_main
+from .cli import SIGNALS, deferred, interruptible, run_main
 from .declared import (declared_cases, expected_suites, module_functions, read_config,
                        run_suites, suite_glob)
 from .exitcodes import Exit, HarnessError, epilog
@@ -350,7 +350,8 @@ def prepare_tree(plan: Plan, cache: Cache, ours: List[Path]) -> ReadyTree:
     say(f'tree: {tree_label(base, layers, plan.patches, plan.arches)}')
     for g in plan.patches:
         if g.left_out:
-            say(f'--patches {g.path}: left out, mails without a diff: {"; ".join(g.left_out)}')
+            say(f'--patches {g.path}: left out, no patch of the series (replies, mails '
+                f'without a diff): {"; ".join(g.left_out)}')
     try:
         prepared = tree.prepare(cache, base, layers + extra_layer(plan), say)
     except HarnessError as e:
@@ -395,7 +396,8 @@ def in_ci(args: argparse.Namespace) -> bool:
 
 def run_arches(plan: Plan, problems: Dict[str, HarnessError], settings: RunSettings,
                staging: outdir.Staging) -> Tuple[List[Verdict], str]:
-    """Build, boot and judge each arch in turn. On SIGINT or SIGTERM, the arches
+    """Build, boot and judge each arch in turn. On SIGINT, SIGTERM, SIGHUP or
+    SIGQUIT (cli.STOPPING), the arches
     that finished are kept and the rest marked infra, with why; once one
     finished, nothing removes the staging directory."""
     partial = staging.path
@@ -434,10 +436,10 @@ def run_arches(plan: Plan, problems: Dict[str, HarnessError], settings: RunSetti
             show(f'{v.status.value}: {tables.why(v)}')
             verdicts.append(v)
             staging.keep()
-    except KeyboardInterrupt:   # Ctrl-C, or SIGTERM (cli.run_main)
+    except KeyboardInterrupt:   # Ctrl-C, or another of cli.STOPPING
         if not verdicts:
             raise               # nothing complete: the partial directory goes
-        interrupted = (f'interrupted (SIGINT or SIGTERM) after {len(verdicts)} of '
+        interrupted = (f'interrupted ({SIGNALS.last or "SIGINT"}) after {len(verdicts)} of '
                        f'{len(plan.arches)} arches')
         done = {v.arch for v in verdicts}
         return verdicts + [Verdict(arch=a.name, problems=[Problem(
@@ -527,8 +529,9 @@ def run(args: argparse.Namespace) -> int:
     """The stages in order: arguments (2), this machine (4), then under the
     cache lock (6): the tree (5), the baseline, each arch (3 and 1), results
     and reports into a staging directory renamed onto --out (9); then what
-    it all says.  Ctrl-C or SIGTERM stops the tree or an arch at once; at any
-    other time it is held until the finished arches' results are in place."""
+    it all says.  Ctrl-C (or SIGTERM, SIGHUP, SIGQUIT) stops the tree or an arch
+    at once; at any other time it is held until the finished arches' results
+    are in place."""
     plan = check_args(args)
     check_patches_early(plan)
     problems, chains = check_machine(plan)

@@ -188,7 +188,9 @@ def judge(run: ArchRun, expected: Dict[str, List[str]], parser: ModuleType,
     if parsed:
         for suite in root.subtests:
             _walk(suite, '', parser, con.skips, v.cases)
+        _own_lines(v, con, raw)
         _pin_reports(v, con)
+        _overrule(v, con)
         v.mark_contradictions()
         v.missing = absent(expected, [c.name for c in v.cases] + [s.name for s in root.subtests])
     v.problems.extend(_problems(run, con, timeout, ktap_file, parsed, v))
@@ -227,6 +229,40 @@ def _pin_reports(v: Verdict, con: console.Console) -> None:
                             report=report))
 
 
+def _own_lines(v: Verdict, con: console.Console, raw: List[str]) -> None:
+    """The first parameter of a parameterised case: kunit_parser files its
+    lines (before its result) under the parent, and gives it none; they are
+    its console window (what it logged: the drivers suite's resends of the
+    first NIC, counted from the case's log, were 0)."""
+    for case in v.cases:
+        span = con.index.cases.get(case.name)
+        if case.log or span is None:
+            continue
+        case.log = console.strip_timestamps(raw[span.first - 1:span.last - 1])
+
+
+def _overrule(v: Verdict, con: console.Console) -> None:
+    """A case whose result line says `ok` (with `# SKIP` or not) after an
+    expectation failed in its own window failed: KUnit writes SKIPPED over
+    FAILURE (a kunit_skip() after a failed KUNIT_EXPECT), and the parser
+    believes the result line.  The failure is its report: what the case's own
+    log shows against what KTAP said, which no known-failure rule excuses.
+    A parameterised case or suite so overruled is a case of its own name."""
+    by_name = {c.name: c for c in v.cases}
+    for name, window in con.overruled.items():
+        said = window[-1].strip()
+        report = (f'"{said}" after an expectation failed in its own window (KUnit '
+                  f'writes SKIP over FAIL): {_failure_message(window[:-1])}')
+        case = by_name.get(name)
+        if case is None:
+            status = CaseStatus.SKIP if '# SKIP' in said else CaseStatus.PASS
+            v.cases.append(Case(name, status, report, window, report=report))
+        elif case.status in (CaseStatus.PASS, CaseStatus.SKIP) and not case.report:
+            case.report = report
+            case.message = f'{report} (its skip reason: {case.message})' if case.message \
+                else report
+
+
 def _problems(run: ArchRun, con: console.Console, timeout: int, ktap_file: str,
               parsed: bool, v: Verdict) -> List[Problem]:
     """What in the run and its console kept the cases from completing."""
@@ -248,6 +284,16 @@ def _problems(run: ArchRun, con: console.Console, timeout: int, ktap_file: str,
             f'{run.arch}: a second KTAP stream began at line {con.second_stream} of the '
             'console, after the first: the kernel rebooted or ran the suites again, and '
             f'one run must give one stream {see}')))
+    if con.dropped:
+        found.append(Problem(ProblemKind.DROPPED, (
+            f'{run.arch}: the console is incomplete: printk dropped messages after KTAP '
+            f'began, at {con.dropped}; what they said (a kernel report, a result) is '
+            f'unknown {see}')))
+    if con.late_kmemleak:
+        found.append(Problem(ProblemKind.LATE_KMEMLEAK, (
+            f'{run.arch}: a kmemleak report after the scan of /init began, at '
+            f'{con.late_kmemleak}: its leaks may be missing from the listing the scan '
+            f'judged {see}')))
     if run.hung:
         found.append(Problem(ProblemKind.HUNG, (
             f'{run.arch}: hung: no console output for {run.hung}s, stopped in '

@@ -53,6 +53,7 @@ if sub == 'config':   # kunit.py keeps the kunitconfig it configured with
 if sub == 'exec':
     timeout = int(args['timeout'])
     arch = os.path.basename(build.rstrip('/'))
+    mode = os.environ.get('RXALIGN_FAKE_MODE_' + arch, mode)     # one arch's own mode
     with open(os.path.join(build, 'exec-args.log'), 'w') as f:
         f.write('\\n'.join(sys.argv[2:]) + '\\n')
     if os.environ.get('RXALIGN_FAKE_KILL_ARCH') == arch:

@@ -68,6 +68,9 @@ FAULTS: Dict[str, Lines] = {
     'an unknown WARNING': ['WARNING: a report of a later kernel'] + STACK,
     'an unknown rule': ['=' * 50, 'LATERSAN: a report of a later kernel'] + STACK,
     'a rule alone': ['=' * 50] + STACK,
+    # issue 50: the console lost lines (a report's first line, say)
+    'printk dropped messages': ['** 3 printk messages dropped **', 'caller is rx_napi+0x2b/0x50']
+    + STACK,
 }
 # faults a case prints: they belong inside a case
 CASE_FAULTS: Dict[str, Lines] = {

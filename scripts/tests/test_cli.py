@@ -62,3 +62,39 @@ def test_an_expected_rule_naming_no_case_is_a_usage_error_before_any_work(
         known_failures.from_option(tmp_path / 'missing.expected', suites, cases)
     assert err.value.status == Exit.USAGE and 'Errno' not in err.value.message
     assert 'No such file' in err.value.message
+
+
+STOPPED = """
+import os, signal, sys, time
+from rxalign.cli import run_main
+def stopped():
+    os.kill(os.getpid(), getattr(signal, sys.argv[1]))
+    time.sleep(5)
+    return 0
+if sys.argv[2] == 'gone':       # the terminal of a SIGHUP: stderr fails with EIO
+    class Gone:
+        def write(self, s):
+            raise OSError(5, 'Input/output error')
+        def flush(self):
+            pass
+    sys.stderr = Gone()
+sys.exit(run_main('prog', stopped))
+"""
+
+
+@pytest.mark.parametrize('stderr', ['there', 'gone'])
+@pytest.mark.parametrize('name', ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'])
+def test_every_stopping_signal_is_an_interrupt(name: str, stderr: str) -> None:
+    """Issue 50 item 5: SIGHUP (the terminal closed) and SIGQUIT killed the
+    process with their default action: no message, no cleanup, no 130. And
+    with the terminal gone, the message itself must not turn 130 into a
+    traceback: stderr that fails (EIO) is no error of the run. In a process
+    of its own, which the signal may kill."""
+    import subprocess
+    import sys
+    proc = subprocess.run([sys.executable, '-c', STOPPED, name, stderr], capture_output=True,
+                          text=True, env={'PYTHONPATH': str(RXALIGN.parent)}, timeout=60,
+                          check=False)
+    assert proc.returncode == Exit.INTERRUPTED, (proc.returncode, proc.stderr)
+    assert proc.stderr == (f'prog: error: {name}: interrupted\n' if stderr == 'there' else ''), \
+        proc.stderr

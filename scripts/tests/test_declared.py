@@ -153,3 +153,42 @@ def test_the_helper_module_exports_only_rx_align_names() -> None:
     for name in exported:
         assert name.startswith('rx_align_'), name
         assert re.search(rf'\b{name}\b', header), name
+
+
+# A function of the test module, from its opening to its closing brace at the line's start.
+_C_FUNCTION = re.compile(r'^static \w[\w\s*]*?\b(\w+)\(struct kunit \*test[^)]*\)\n\{(.*?)^\}',
+                         re.M | re.S)
+
+
+def skips_after_a_failure(source: str) -> List[str]:
+    """The functions taking a `struct kunit *test` that call kunit_skip() (or
+    kunit_mark_skipped()) after a KUNIT_EXPECT/KUNIT_FAIL in the text: KUnit
+    writes SKIPPED over FAILURE, so that expectation's failure would show as a
+    skip. A check of the text: a skip before every expectation is safe."""
+    found = []
+    for m in _C_FUNCTION.finditer(source):
+        body = m.group(2)
+        checks = [x.start() for x in re.finditer(r'\bKUNIT_(?:EXPECT|FAIL)', body)]
+        skips = [x.start() for x in re.finditer(r'\bkunit_(?:skip|mark_skipped)\(', body)]
+        if checks and skips and min(checks) < max(skips):
+            found.append(m.group(1))
+    return found
+
+
+def test_no_case_skips_after_an_expectation() -> None:
+    """Issue 50 item 1: rx_bystanders_untouched checked the bystander named
+    up_before= with KUNIT_EXPECT, then skipped when there was no bystander:
+    the bystander that was up and is gone read as a skip."""
+    bad = textwrap.dedent('''\
+        static void rx_case(struct kunit *test)
+        {
+        	KUNIT_EXPECT_TRUE(test, up);
+        	if (!n)
+        		kunit_skip(test, "none");
+        }
+        ''')
+    assert skips_after_a_failure(bad) == ['rx_case']
+    assert skips_after_a_failure(bad.replace('KUNIT_EXPECT_TRUE(test, up);\n', '') +
+                                 '\tKUNIT_EXPECT_TRUE(test, up);\n') == []
+    found = {f.name: skips_after_a_failure(f.read_text()) for f in TESTS_DIR.glob('*.c')}
+    assert len(found) >= 3 and not any(found.values()), found

@@ -85,3 +85,36 @@ def test_a_passing_case_with_a_failed_frame_fails_the_arch(parser: ModuleType,
     v = judge(ArchRun(arch='sparc64', ktap_log=HERE / 'drivers' / 'sparc64-tulip-unfixed-fixups.ktap'),
               DRIVERS_ONLY, parser, 300)
     assert v.status.value == 'failed' and 'passed but printed' not in v.cause, v.cause
+
+
+# rx_align_report_frame() names the path by the NIC's case name, the driver by its own
+E1000_FRAME = ('driver=e1000 path={nic} frame=ipv4 len=60 class=ip_align band=buffer headroom=64 '
+               'mac_line_off=0 nh_mod4=2 want_mod4=2 rule=net_ip_align head_frag=1 pp_recycle=0 '
+               'fixups=-1 verdict=pass')
+
+
+def test_the_first_nics_resends_are_counted(parser: ModuleType, tmp_path: Path) -> None:
+    """Issue 50 item 8 (in part): kunit_parser files the first parameter's lines
+    under its parameterised case, so the first NIC's case had no log and its
+    resends showed as 0. Two e1000s, as the drivers suite names them today
+    (rx_nic_desc(): `e1000`, `e1000_2`), each with one frame sent again."""
+    import faults
+    suite = ['    KTAP version 1', '    # Subtest: net_rx_align_drivers',
+             '    # module: rx_align_drivers_kunit', '    1..1',
+             '        KTAP version 1', '        # Subtest: rx_driver_frames_case']
+    for i, nic in enumerate(('e1000', 'e1000_2'), 1):
+        suite += [f'    # rx_driver_frames_case: {nic}: ipv4 60-byte frame not seen, sent again',
+                  faults.frame_line('rx_driver_frames_case', E1000_FRAME.format(nic=nic)),
+                  f'        ok {i} {nic}']
+    suite += ['    ok 1 rx_driver_frames_case', 'ok 1 net_rx_align_drivers']
+    lines = faults.pass_log()
+    start = faults.at(lines, 'KTAP version 1')
+    log = faults.write(lines[:start + 1] + ['1..1'] + suite, tmp_path / 'ktap.log')
+    v = judge(ArchRun(arch='x86_64', ktap_log=log), {'net_rx_align_drivers': []}, parser, 300)
+    meta = RunMeta(tree='t', head='a' * 40, tree_hash='b' * 40, series='c', run_id='r',
+                   arches=('x86_64',), finished='now')
+    results = Results(runs=[meta], arches={'x86_64': v})
+    counts = {c.nic: (c.resent, c.received) for c in tables.nic_counts(results)}
+    assert counts == {'e1000': (1, 1), 'e1000_2': (1, 1)}, counts
+    # the driver grid (and the baseline's cells, keyed by its rows) keeps them apart
+    assert tables.drivers(results).rows == [('e1000', 'ipv4'), ('e1000 e1000_2', 'ipv4')]

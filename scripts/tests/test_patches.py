@@ -65,7 +65,6 @@ def test_a_mail_an_mbox_a_directory_and_a_plain_diff(tmp_path: Path) -> None:
     write(d / '0000-cover-letter.patch', cover(2, 'net: two pads'))
     write(d / '0001-a.patch', mail(1, 2, 'net: pad 64', '32', '64'))
     write(d / '0002-b.patch', mail(2, 2, 'net: pad 128', '64', '128'))
-    write(d / 'notes.txt', 'not a patch\n')
     plain = write(tmp_path / 'fix.diff', PLAIN)
     diff_u = write(tmp_path / 'fix-u.diff', DIFF_U)
     got = patches.read([one, mbox, d, plain, diff_u])
@@ -230,3 +229,89 @@ def test_another_series_is_not_checked_early(
     plan = run_kunit.check_args(run_kunit.parse_args(
         ['--arch', 'x86_64', '--out', str(tmp_path / 'out'), '--patches', str(bad)]))
     run_kunit.check_patches_early(plan)
+
+
+# ---- issue 50: each test below failed before its fix (see the docstring) ----
+
+def base64_mail(n: int, of: int, subject: str, old: str, new: str, sep: str = B4) -> str:
+    """mail()'s patch as a mailer that base64-encodes the body sends it (lore keeps it so)."""
+    import base64
+    head, body = mail(n, of, subject, old, new, sep).split('\n\n', 1)
+    encoded = base64.encodebytes(body.encode()).decode()
+    return (f'{head}\nMIME-Version: 1.0\nContent-Type: text/plain; charset=UTF-8\n'
+            f'Content-Transfer-Encoding: base64\n\n{encoded}\n')
+
+
+def reply(subject: str, text: str, sep: str = B4) -> str:
+    return f'{sep}\nFrom: Rev <r@example.org>\nSubject: {subject}\n\n{text}\n'
+
+
+PROPOSED = ('How about this instead?\n\n'
+            'diff --git a/net/core/skbuff.c b/net/core/skbuff.c\n'
+            '--- a/net/core/skbuff.c\n+++ b/net/core/skbuff.c\n@@ -1 +1 @@\n'
+            '-int skb_pad = 64;\n+int skb_pad = 96;\n')
+
+
+def test_a_reply_in_a_thread_mbox_is_left_out_and_named(tmp_path: Path) -> None:
+    """Item 6: `b4 mbox` and lore's thread mbox hold the reviewers' mails; a
+    reply proposing a diff became patch 2 of 3, and every report said "(3
+    patches)" under the posted subject. Replies are left out, and the title
+    every report shows names them."""
+    thread = write(tmp_path / 'thread.mbx', cover(2, 'net: pads', B4)
+                   + mail(1, 2, 'net: pad 64', '32', '64', B4)
+                   + reply('Re: [PATCH net-next 1/2] net: pad 64', PROPOSED)
+                   + reply('RE: [PATCH net-next 1/2] net: pad 64', '> quoted\nAgreed.\n')
+                   + mail(2, 2, 'net: pad 128', '64', '128', B4))
+    got = patches.read([thread])[0]
+    assert [p.subject for p in got.patches] == ['[PATCH net-next 1/2] net: pad 64',
+                                                '[PATCH net-next 2/2] net: pad 128']
+    assert got.left_out == ('Re: [PATCH net-next 1/2] net: pad 64',
+                            'RE: [PATCH net-next 1/2] net: pad 64')
+    assert got.title() == ('thread.mbx: "[PATCH net-next 0/2] net: pads" (2 patches; left out, '
+                           'no patch of the series: "Re: [PATCH net-next 1/2] net: pad 64"; '
+                           '"RE: [PATCH net-next 1/2] net: pad 64")')
+
+
+def test_a_base64_mail_is_read_as_git_am_reads_it(tmp_path: Path) -> None:
+    """Item 7: a base64-encoded mail (as some mailers send it and lore keeps it)
+    was read as having no diff: alone, "not a patch" (exit 2); in an mbox,
+    dropped from the series without a word. Its body is decoded as git am
+    decodes it, and git am applies it."""
+    one = write(tmp_path / 'b64.patch', base64_mail(1, 1, 'net: pad', '32', '64'))
+    mbox = write(tmp_path / 'series.mbx', base64_mail(1, 2, 'net: pad 64', '32', '64')
+                 + mail(2, 2, 'net: pad 128', '64', '128', B4))
+    got = patches.read([one, mbox])
+    assert [len(g.patches) for g in got] == [1, 2]
+    assert got[0].patches[0].files == ['net/core/skbuff.c'] and not got[0].patches[0].plain
+    # git am applies what was read, as it was sent
+    repo = tmp_path / 'repo'
+    (repo / 'net/core').mkdir(parents=True)
+    (repo / 'net/core/skbuff.c').write_text('int skb_pad = 32;\n')
+    env = {'GIT_AUTHOR_NAME': 't', 'GIT_AUTHOR_EMAIL': 't@example.org',
+           'GIT_COMMITTER_NAME': 't', 'GIT_COMMITTER_EMAIL': 't@example.org', 'HOME': str(repo)}
+    for cmd in (['init', '-q'], ['add', '.'], ['commit', '-qm', 'base']):
+        subprocess.run(['git', '-C', str(repo), *cmd], check=True, env=env)
+    for p in got[1].patches:
+        subprocess.run(['git', '-C', str(repo), 'am', '-q'], input=p.text, check=True, env=env)
+    assert (repo / 'net/core/skbuff.c').read_text() == 'int skb_pad = 128;\n'
+
+
+@pytest.mark.parametrize('what', ['a patch without its diff', 'a file not read'])
+def test_a_patch_that_would_be_dropped_is_refused_naming_it(tmp_path: Path, what: str) -> None:
+    """Item 7: a `[PATCH n/m]` whose diff is gone, and a `.txt` file in a
+    --patches directory, were dropped without a word: the run tested the
+    series without them. Each is exit 2, naming it."""
+    d = tmp_path / 'outgoing'
+    d.mkdir()
+    write(d / '0001-a.patch', mail(1, 3, 'net: pad 64', '32', '64'))
+    write(d / '0003-c.patch', mail(3, 3, 'net: pad 128', '64', '128'))
+    if what == 'a file not read':
+        write(d / '0002-b.txt', mail(2, 3, 'net: pad 96', '64', '96'))
+        said = f'--patches {d}: 0002-b.txt would not be read'
+    else:
+        write(d / '0002-b.patch', mail(2, 3, 'net: pad 96', '64', '96').split('---\n')[0])
+        said = (f'--patches {d / "0002-b.patch"}: "[PATCH net-next 2/3] net: pad 96" has no '
+                'diff that git am would apply')
+    with pytest.raises(HarnessError) as err:
+        patches.read([d])
+    assert err.value.status == Exit.USAGE and said in err.value.message, err.value.message
