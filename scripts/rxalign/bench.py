@@ -183,6 +183,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     facts_c = facts_source(TESTS_DIR).name     # before any work
     deps.ensure_packages(deps.build_packages(selected) + deps.kernel_packages(kernel), print)
     work = Path(tempfile.mkdtemp(prefix='rx-align-bench-'))
+    try:
+        return _bench(args, selected, kernel, facts_c, work)
+    finally:        # its cache and builds: gigabytes, of no use once it ended
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _bench(args: argparse.Namespace, selected: List[arches.Arch], kernel: Kernel, facts_c: str,
+           work: Path) -> int:
+    """Every scenario, ours against plain kunit.py's results; bench.md."""
     cache = Cache(work / 'cache')
     base = tree.debian_base(kernel, cache, print)
     tests = work / 'kunit-tests'
@@ -226,7 +235,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                  plain, ours, notes)
     args.out.write_text(text)
     print(text)
-    shutil.rmtree(work, ignore_errors=True)
     return 0 if same else 1
 
 

@@ -228,3 +228,17 @@ def test_a_case_one_side_lacks_is_named_absent() -> None:
     plain = (Verdict(arch='x').status, (('a.b', 'PASS'), ('a.c', 'PASS')), ())
     ours = (plain[0], (('a.b', 'PASS'),), ())
     assert bench.differences(plain, ours) == ['case a.c: plain PASS, ours absent']
+
+
+def test_a_bench_that_fails_leaves_no_work_directory(monkeypatch: pytest.MonkeyPatch,
+                                                     tmp_path: Path, kunit_tools: Path) -> None:
+    """Its cache and builds are gigabytes: gone whether it ends well or not."""
+    fake = FakeBench(monkeypatch, tmp_path, kunit_tools)
+
+    def fails(arch: arches.Arch, src: Path, build: Path, jobs: int) -> float:
+        fake.plain(arch, src, build, jobs)
+        raise HarnessError(Exit.INFRA, 'plain kunit.py failed for powerpc32')
+    monkeypatch.setattr(bench, '_plain', fails)
+    with pytest.raises(HarnessError):
+        bench.main(['--kernel', '7.3', '--arch', 'powerpc32', '--out', str(tmp_path / 'b.md')])
+    assert not list(tmp_path.glob('rx-align-bench-*')) and not (tmp_path / 'b.md').exists()
