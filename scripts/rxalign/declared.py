@@ -152,16 +152,22 @@ def absent(declared: Dict[str, List[str]], ran: List[str]) -> List[str]:
 _OBJ = re.compile(r'^obj-\$\((CONFIG_\w+)\)\s*\+?=\s*(.*)$', re.M)
 
 
-def built_sources(tests_dir: Path, config: Optional[Config]) -> List[Path]:
-    """The C files of the test module that the built kernel has: a file the
-    Makefile builds under an option the .config leaves off (say the drivers
-    suite, outside run-kunit --drivers) declares nothing for that kernel."""
+def objects(tests_dir: Path) -> Dict[str, str]:
+    """file.c -> the config option the Makefile builds it under, in its order."""
     makefile = tests_dir / 'Makefile'
     option: Dict[str, str] = {}
     if makefile.is_file():
         for m in _OBJ.finditer(makefile.read_text()):
             for obj in m.group(2).split():
                 option[obj[:-2] + '.c' if obj.endswith('.o') else obj] = m.group(1)
+    return option
+
+
+def built_sources(tests_dir: Path, config: Optional[Config]) -> List[Path]:
+    """The C files of the test module that the built kernel has: a file the
+    Makefile builds under an option the .config leaves off (say the drivers
+    suite, outside run-kunit --drivers) declares nothing for that kernel."""
+    option = objects(tests_dir)
     return [src for src in sorted(tests_dir.glob('*.c'))
             if config is None or src.name not in option
             or config.get(option[src.name]) in ('y', 'm')]
@@ -208,20 +214,38 @@ def suite_glob(suites: Iterable[str], drivers: bool) -> str:
                        'differ from the others\' within their shortest name')
 
 
-def expected_suites(tests_dir: Path, config: Optional[Config] = None) -> Dict[str, List[str]]:
-    """suite -> cases, of every C file of the module the kernel builds; a
-    usage error naming the file when a suite's name cannot be read."""
+def _defines(tests_dir: Path) -> Dict[str, str]:
     defines: Dict[str, str] = {}
     for header in sorted(tests_dir.glob('*.[ch]')):
         defines.update(_DEFINE.findall(header.read_text(errors='replace')))
+    return defines
+
+
+def _suites_of(src: Path, config: Optional[Config], defines: Dict[str, str]) \
+        -> Dict[str, List[str]]:
+    try:
+        return parse_source(src.read_text(), config, defines)
+    except ValueError as e:
+        raise HarnessError(Exit.USAGE, f'{src}: {e}: give the suite a string name, or '
+                           'a #define of one in the module\'s files') from None
+
+
+def expected_suites(tests_dir: Path, config: Optional[Config] = None) -> Dict[str, List[str]]:
+    """suite -> cases, of every C file of the module the kernel builds; a
+    usage error naming the file when a suite's name cannot be read."""
+    defines = _defines(tests_dir)
     suites: Dict[str, List[str]] = {}
     for src in built_sources(tests_dir, config):
-        try:
-            suites.update(parse_source(src.read_text(), config, defines))
-        except ValueError as e:
-            raise HarnessError(Exit.USAGE, f'{src}: {e}: give the suite a string name, or '
-                               'a #define of one in the module\'s files') from None
+        suites.update(_suites_of(src, config, defines))
     return suites
+
+
+def suites_by_file(tests_dir: Path) -> List[Tuple[str, str, Dict[str, List[str]]]]:
+    """(file, the config option that builds it, its suite -> cases), in the
+    Makefile's order: what docs/suites.md tabulates."""
+    defines = _defines(tests_dir)
+    return [(name, option, _suites_of(tests_dir / name, None, defines))
+            for name, option in objects(tests_dir).items() if (tests_dir / name).is_file()]
 
 
 # A definition starts at column 0 with its return type; calls are indented.

@@ -6,14 +6,18 @@ A generated region of a markdown file is
     ...
     <!-- end -->
 
-(indented as a whole inside a list item), and its lines are what REGIONS[NAME]() returns, from the table it mirrors
-(exitcodes.MEANINGS, arches.ARCHES, kernels.KERNELS, series.SERIES, the
-mutations of mutation-test, the argparse parser of every entry point, rx_class_names[]
-of the drivers suite). `scripts/docs --write` rewrites every region; `scripts/docs
---check` (and scripts/tests/test_docs.py) fails, naming the files and the
-command, when one differs. The entry points' parsers and mutation-test's
-table are loaded by module name, not imported: no module imports an entry
-point (rxalign/__init__.py).
+(indented as a whole inside a list item), and its lines are what
+REGIONS[NAME]() returns, from the table it mirrors (exitcodes.MEANINGS,
+arches.ARCHES, kernels.KERNELS, series.SERIES, the mutations of
+mutation-test, the argparse parser of every entry point, rx_class_names[]
+of the drivers suite, the suites and cases of kunit-tests/). `scripts/docs
+--write` rewrites every region; `scripts/docs --check` (and
+scripts/tests/test_docs.py) fails, naming the files and the command, when
+one differs, and when the prose or a report legend names a path, a name of
+the KUnit module, an option or a console line the code does not have
+(doccheck.py). The entry points' parsers and mutation-test's table are
+loaded by module name, not imported: no module imports an entry point
+(rxalign/__init__.py).
 """
 
 from __future__ import annotations
@@ -24,10 +28,11 @@ import importlib
 import re
 import sys
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
-from . import arches, kernels, series
+from . import arches, doccheck, kernels, series
 from .cli import run_main
+from .declared import suites_by_file
 from .exitcodes import MEANINGS, Exit, HarnessError
 from .paths import REPO, SCRIPTS, SERIES_DIR, TESTS_DIR
 
@@ -210,6 +215,17 @@ def class_table() -> str:
                   for k in driver_classes(DRIVERS_C.read_text())))
 
 
+# --- the suites -------------------------------------------------------------------
+
+def suite_table() -> str:
+    """Each suite of kunit-tests/ with its file, config option and cases."""
+    return table(('suite', 'file', 'config', 'cases'),
+                 ((f'`{suite}`', f'`{name}`', f'`{option.removeprefix("CONFIG_")}`',
+                   _names(cases))
+                  for name, option, suites in suites_by_file(TESTS_DIR)
+                  for suite, cases in suites.items()))
+
+
 # --- options ----------------------------------------------------------------------
 
 class _OneLine(argparse.HelpFormatter):
@@ -257,6 +273,19 @@ def usage(command: str, module: Optional[str], text: str) -> str:
     return p.format_usage().removeprefix('usage: ').strip()
 
 
+def command_options() -> Dict[str, FrozenSet[str]]:
+    """command -> the options it takes: its parser's, or its usage line's."""
+    found: Dict[str, FrozenSet[str]] = {}
+    for command, module, text in entry_points():
+        if module:
+            found[command] = frozenset(o for a in parser_of(module)._actions
+                                       for o in a.option_strings)
+        else:
+            m = re.search(r'^usage: (.*)$', text, re.M)
+            found[command] = frozenset(re.findall(r'--[\w-]+', m.group(1) if m else ''))
+    return found
+
+
 def option_table(module: str) -> str:
     p = parser_of(module)
     fmt = _OneLine(p.prog)
@@ -286,6 +315,7 @@ REGIONS: Dict[str, Callable[[], str]] = {
     'mutations': mutation_table,
     'series': series_table,
     'driver-classes': class_table,
+    'suites': suite_table,
     'options': options,
     'docs': doc_index,
 }
@@ -333,7 +363,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     for f in differ:
         print(f'{PROG}: error: {f.relative_to(REPO)}: a generated region differs from the '
               f'code; run {FIX}', file=sys.stderr)
-    return int(Exit.TEST_FAILED) if differ else 0
+    names = stale_names()
+    for n in names:
+        print(f'{PROG}: error: {n}: change the text to what the code says', file=sys.stderr)
+    return int(Exit.TEST_FAILED) if differ or names else 0
+
+
+def stale_names(repo: Path = REPO) -> List[doccheck.Stale]:
+    """The paths, names of the KUnit module, options and console lines the
+    prose and the report legends name that the code does not have."""
+    return doccheck.check(repo, doccheck.read_code(repo, command_options()))
 
 
 if __name__ == '__main__':

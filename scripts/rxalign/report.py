@@ -160,9 +160,10 @@ def _md_measured(results: Results, comparison: Optional[baseline.Comparison]) ->
         return []
     out = ['## Where the frame lands (rx_align_frame)', '',
            'Each cell: headroom / IP header mod 4 / MAC header offset in its cache line, in '
-           'bytes (frame lengths when they differ). Each arch wants the IP header '
-           '(NET_IP_ALIGN + 14) % 4 past a 4-byte boundary, its NET_IP_ALIGN named in the '
-           'column head; ✗ marks a frame whose IP header is not there.', '']
+           'bytes (frame lengths when they differ). Each frame\'s IP header is judged by the '
+           'rule its case named (rx_align_want()): ' + tables.legend(tables.RULE_MEANINGS)
+           + '; the column head names the arch\'s NET_IP_ALIGN; ✗ marks a frame whose IP '
+           'header is not where its rule wants it.', '']
     empty = tables.without_results(results)
     if empty:
         out += ['Not in the grids, with no results: '
@@ -170,9 +171,10 @@ def _md_measured(results: Results, comparison: Optional[baseline.Comparison]) ->
     if paths:
         out += ['### Receive paths', ''] + _md_grid(paths, results, comparison)
     if drivers:
-        out += ['### Drivers', '', 'Class: how the driver places the frame (ip_align, copy, '
-                'hw, none); the verdict is the drivers suite\'s (recorded: measured, not '
-                'judged).', ''] + _md_grid(drivers, results, comparison)
+        out += ['### Drivers', '', 'Class: how the driver places the frame ('
+                + tables.legend(tables.CLASS_MEANINGS) + '). Verdict: the drivers suite\'s ('
+                + tables.legend(tables.VERDICT_MEANINGS) + ').', ''] \
+            + _md_grid(drivers, results, comparison)
         out += _md_nic_counts(tables.nic_counts(results))
     if malformed:
         out += [f'{len(malformed)} rx_align_frame: line(s) could not be read:', '']

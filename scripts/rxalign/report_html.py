@@ -244,11 +244,12 @@ def _measured(results: Results, comparison: Optional[Comparison]) -> str:
     out = ['<section id="offsets">\n<h2>Where the frame lands</h2>',
            '<p class="legend">Each cell: <b>headroom · IP header mod 4 · MAC header offset '
            'in its cache line</b>, in bytes, as the suites measured them (frame lengths shown '
-           'when they differ). <span class="fit-ok">&nbsp;green&nbsp;</span> the IP header '
-           'is where the arch\'s NET_IP_ALIGN (in the column head) puts it, (NET_IP_ALIGN + '
-           '14) % 4 past a 4-byte boundary; <span class="fit-off">&nbsp;red&nbsp;</span> a '
-           'frame is not; <span class="fit-unknown">&nbsp;grey&nbsp;</span> cannot tell (no '
-           'policy facts, or no IP header measured).</p>']
+           'when they differ). <span class="fit-ok">&nbsp;green&nbsp;</span> every frame\'s '
+           'IP header is where the rule its case named (rx_align_want()) wants it ('
+           + e(tables.legend(tables.RULE_MEANINGS)) + '; the column head names the arch\'s '
+           'NET_IP_ALIGN); <span class="fit-off">&nbsp;red&nbsp;</span> a frame\'s is not; '
+           '<span class="fit-unknown">&nbsp;grey&nbsp;</span> a frame not judged (rule '
+           'none), or no verdict.</p>']
     empty = tables.without_results(results)
     if empty:
         out.append('<p class="legend" id="no-results">Not in the grids, with no results: '
@@ -258,9 +259,9 @@ def _measured(results: Results, comparison: Optional[Comparison]) -> str:
         out += ['<h3>Receive paths</h3>', _grid(paths, 'paths', results, comparison)]
     if drivers:
         out += ['<h3>Drivers</h3>', '<p class="legend">The class is how the driver places '
-                'the frame (ip_align: reserves NET_IP_ALIGN; copy: the CPU copies it; hw: the '
-                'device decides; none); the verdict is the drivers suite\'s (recorded: '
-                'measured, not judged).</p>', _grid(drivers, 'drivers', results, comparison)]
+                'the frame (' + e(tables.legend(tables.CLASS_MEANINGS)) + '); the verdict is '
+                'the drivers suite\'s (' + e(tables.legend(tables.VERDICT_MEANINGS)) + ').</p>',
+                _grid(drivers, 'drivers', results, comparison)]
         out.append(_nic_counts(tables.nic_counts(results)))
     if malformed:
         out.append(f'<p class="legend" id="malformed">{len(malformed)} rx_align_frame: '

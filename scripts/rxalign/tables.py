@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
-from typing import Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from . import fmt
 from .exitcodes import Exit
@@ -26,6 +26,37 @@ FACT_COLUMNS = ('net_ip_align', 'net_skb_pad', 'l1_cache_bytes', 'smp_cache_byte
 SHOWN = ('PASS', 'FAIL', 'XFAIL', 'SKIP', 'CRASH')
 GATE = {Exit.OK: 'every required arch passed', Exit.TEST_FAILED: 'a test failed',
         Exit.INFRA: 'results are missing', Exit.ENVIRONMENT: 'an arch could not run here'}
+
+
+# What the legends of both reports say a frame line's class=, rule= and
+# verdict= mean: the names are the C's (rx_class_names[] of the drivers suite,
+# rx_rule_names[] and rx_align_want() of rx_align_kunit_helpers.c), and
+# scripts/tests/test_doccheck.py holds these to them.
+CLASS_MEANINGS: Dict[DriverClass, str] = {
+    DriverClass.IP_ALIGN: 'NET_IP_ALIGN in front of the DMA or the copy',
+    DriverClass.COPY_PAD2: 'a CPU copy behind a literal 2',
+    DriverClass.CHIP_SHIFT2: 'the chip writes 2 bytes before the frame',
+    DriverClass.DEVICE: 'the chip or no reserve decides, judged by the arch\'s rule',
+    DriverClass.HYPERVISOR: 'the hypervisor fills the buffer',
+    DriverClass.XDP: 'a native XDP program ran first',
+}
+RULE_MEANINGS: Dict[str, str] = {
+    'net_ip_align': '(NET_IP_ALIGN + 14) % 4 past a 4-byte boundary',
+    'word_aligned': 'on a 4-byte boundary whatever NET_IP_ALIGN is',
+    'kept': 'where it was before the path ran',
+    'none': 'not judged',
+}
+VERDICT_MEANINGS: Dict[FrameVerdict, str] = {
+    FrameVerdict.PASS: 'where its rule wants it',
+    FrameVerdict.FAIL: 'not where its rule wants it',
+    FrameVerdict.COST: 'not judged, and off a 4-byte boundary',
+    FrameVerdict.RECORDED: 'not judged, measured',
+}
+
+
+def legend(meanings: Mapping[Any, str]) -> str:
+    """name: meaning; ..., in the order of the table."""
+    return '; '.join(f'{getattr(k, "value", k)}: {v}' for k, v in meanings.items())
 
 
 def counts(v: Verdict) -> Dict[str, int]:

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from pathlib import Path
-from typing import List
+from typing import List, Sequence
 from types import ModuleType
 
-from rxalign import arches, bench
+import pytest
+
+from rxalign import arches, bench, deps, tree
+from rxalign.arch_plan import RunSettings
 from rxalign.bench import results
+from rxalign.cache import Cache
 from rxalign.declared import expected_suites
+from rxalign.exitcodes import Exit, HarnessError
 from rxalign.results import ArchRun, Case, CaseStatus, Verdict
 from rxalign.verdict import judge
 
@@ -82,3 +89,156 @@ def test_plain_kunit_py_boots_the_arch_it_is_compared_with(tmp_path: Path) -> No
     (configs / 'powerpc32.py').write_text('')
     assert arch_args(ppc32) == ['--arch=powerpc32']
     assert arch_args(arches.BY_NAME['x86_64']) == ['--arch=x86_64']
+
+
+# --- every path of scripts/bench but the builds and boots, which are faked ------------
+
+def passing_ktap(facts: str = 'net_skb_pad=32') -> str:
+    """A console on which every suite bench boots passes, with a facts line."""
+    suites = bench._declared(REAL_TESTS)
+    lines = ['KTAP version 1', f'1..{len(suites)}']
+    for i, (suite, cases) in enumerate(suites.items(), 1):
+        lines += ['    KTAP version 1', f'    # Subtest: {suite}', f'    1..{len(cases)}']
+        for j, case in enumerate(cases, 1):
+            if case == 'rx_policy_facts':
+                lines.append(f'    # {case}: {bench.FACTS_LINE}arch=ppc net_ip_align=2 {facts}')
+            lines.append(f'    ok {j} {case}')
+        lines.append(f'ok {i} {suite}')
+    return '\n'.join(lines) + '\n'
+
+
+class FakeBench:
+    """bench.main with the builds and boots faked: plain kunit.py's and ours
+    each write a console log; what the tree step saw of the tests is kept."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, kunit_tools: Path,
+                 ours_facts: str = 'net_skb_pad=32') -> None:
+        self.prepared: List[str] = []     # the facts line's file, at each tree step
+        self.packages: List[str] = []
+        self.ours_facts = ours_facts
+        self.src = kunit_tools.parents[2]
+        monkeypatch.setattr(tempfile, 'tempdir', str(tmp_path))
+        monkeypatch.setattr(deps, 'ensure_packages',
+                            lambda pkgs, log: self.packages.extend(pkgs))
+        monkeypatch.setattr(tree, 'debian_base', lambda kernel, cache, log: tree.Base(
+            base_id='fake', label=f'{kernel.package} fake'))
+        monkeypatch.setattr(tree, 'prepare', self.prepare)
+        monkeypatch.setattr(bench, '_plain', self.plain)
+        monkeypatch.setattr(bench, 'run_arch', self.run_arch)
+
+    def prepare(self, cache: Cache, base: tree.Base, layers: Sequence[tree.Layer],
+                log: object) -> tree.PreparedTree:
+        tests = next(layer.tests_dir for layer in layers if layer.tests_dir)
+        self.prepared.append(bench.facts_source(tests).read_text())
+        return tree.PreparedTree(path=self.src, base=base, base_commit='', head='',
+                                 reused=False)
+
+    def plain(self, arch: arches.Arch, src: Path, build: Path, jobs: int) -> float:
+        assert src == self.src
+        build.mkdir(parents=True, exist_ok=True)
+        (build / 'test.log').write_text(passing_ktap())
+        return 100.0
+
+    def run_arch(self, arch: arches.Arch, settings: RunSettings, out_dir: Path,
+                 progress: object) -> ArchRun:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        facts = self.ours_facts if out_dir.parent.name == 'incremental' else 'net_skb_pad=32'
+        (out_dir / 'ktap.log').write_text(passing_ktap(facts))
+        return ArchRun(arch=arch.name, ktap_log=out_dir / 'ktap.log', build_dir=out_dir,
+                       seconds={'run': 1.0})
+
+
+REAL_TESTS = Path(__file__).resolve().parents[2] / 'kunit-tests'
+
+
+def test_bench_runs_every_scenario_to_the_end(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                              kunit_tools: Path) -> None:
+    """scripts/bench --kernel 7.3 --arch powerpc32, its builds and boots faked:
+    the incremental scenario edits the file that prints the facts (it once
+    opened kunit-tests/rx_align_kunit.c, gone, after an hour of cold builds)."""
+    fake = FakeBench(monkeypatch, tmp_path, kunit_tools)
+    out = tmp_path / 'bench.md'
+    assert bench.main(['--kernel', '7.3', '--arch', 'powerpc32', '--out', str(out)]) == 0
+    text = out.read_text()
+    assert text.startswith('# scripts/bench: linux-source-7.3 fake, powerpc32, ')
+    assert '| cold | 100 | ' in text and '| no-op | 100 | ' in text and '| warm | - | ' in text
+    assert text.count("; results as plain kunit.py's") == 4 and 'DIFFERENT' not in text
+    once = bench.FACTS_LINE + 'arch='
+    twice = bench.FACTS_LINE + ' arch='
+    # the tree step before the clock, then one per scenario: edited from incremental on
+    assert [once in c and twice not in c for c in fake.prepared] == \
+        [True, True, True, False, False]
+    assert 'gcc-powerpc64-linux-gnu' in fake.packages
+    assert not list(tmp_path.glob('rx-align-bench-*')), 'the work directory stays'
+
+
+def test_bench_fails_naming_what_differs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                         kunit_tools: Path) -> None:
+    FakeBench(monkeypatch, tmp_path, kunit_tools, ours_facts='net_skb_pad=64')
+    out = tmp_path / 'bench.md'
+    assert bench.main(['--kernel', '7.3', '--arch', 'powerpc32', '--out', str(out)]) == 1
+    assert '- incremental: powerpc32=passed/' in out.read_text()
+    assert "DIFFERENT from plain kunit.py: powerpc32\n  - powerpc32: fact net_skb_pad: " \
+        "plain 32, ours 64\n" in out.read_text()
+
+
+def test_the_incremental_edit_keeps_the_facts(parser: ModuleType, tmp_path: Path) -> None:
+    """One more space after the prefix: a changed module, the same facts."""
+    tests = tmp_path / 'kunit-tests'
+    shutil.copytree(REAL_TESTS, tests)
+    src = bench.facts_source(tests)
+    assert src.name == 'rx_align_alloc_kunit.c'
+    before = src.read_text()
+    bench.touch_one_line(src)
+    assert src.read_text() != before and len(src.read_text()) == len(before) + 1
+    log = tmp_path / 'ktap.log'
+    log.write_text(passing_ktap().replace(bench.FACTS_LINE, bench.FACTS_LINE + ' '))
+    edited = judge(ArchRun(arch='powerpc32', ktap_log=log), bench._declared(tests), parser, 300)
+    log.write_text(passing_ktap())
+    plain = judge(ArchRun(arch='powerpc32', ktap_log=log), bench._declared(tests), parser, 300)
+    assert results(edited) == results(plain) and plain.facts['net_skb_pad'] == '32'
+
+
+def test_a_module_without_the_facts_line_stops_the_bench_before_any_work(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    tests = tmp_path / 'kunit-tests'
+    tests.mkdir()
+    (tests / 'rx_align_alloc_kunit.c').write_text('/* prints nothing */\n')
+    monkeypatch.setattr(bench, 'TESTS_DIR', tests)
+    monkeypatch.setattr(deps, 'ensure_packages', lambda pkgs, log: pytest.fail('work began'))
+    with pytest.raises(HarnessError) as err:
+        bench.main(['--arch', 'powerpc32'])
+    assert err.value.status == Exit.INTERNAL and 'bench.FACTS_LINE' in err.value.message
+
+
+def test_plain_kunit_py_that_fails_is_an_infra_error(tmp_path: Path) -> None:
+    """_plain runs the tree's kunit.py (here a stand-in): its time, or its output."""
+    kunit = tmp_path / 'tools/testing/kunit/kunit.py'
+    kunit.parent.mkdir(parents=True)
+    kunit.write_text('import sys\nprint("ran", *sys.argv[1:3])\n')
+    ppc32 = arches.BY_NAME['powerpc32']
+    assert bench._plain(ppc32, tmp_path, tmp_path / 'build', 1) >= 0
+    kunit.write_text('import sys\nprint("the build failed")\nsys.exit(1)\n')
+    with pytest.raises(HarnessError) as err:
+        bench._plain(ppc32, tmp_path, tmp_path / 'build', 1)
+    assert err.value.status == Exit.INFRA and 'the build failed' in err.value.message
+
+
+def test_a_case_one_side_lacks_is_named_absent() -> None:
+    plain = (Verdict(arch='x').status, (('a.b', 'PASS'), ('a.c', 'PASS')), ())
+    ours = (plain[0], (('a.b', 'PASS'),), ())
+    assert bench.differences(plain, ours) == ['case a.c: plain PASS, ours absent']
+
+
+def test_a_bench_that_fails_leaves_no_work_directory(monkeypatch: pytest.MonkeyPatch,
+                                                     tmp_path: Path, kunit_tools: Path) -> None:
+    """Its cache and builds are gigabytes: gone whether it ends well or not."""
+    fake = FakeBench(monkeypatch, tmp_path, kunit_tools)
+
+    def fails(arch: arches.Arch, src: Path, build: Path, jobs: int) -> float:
+        fake.plain(arch, src, build, jobs)
+        raise HarnessError(Exit.INFRA, 'plain kunit.py failed for powerpc32')
+    monkeypatch.setattr(bench, '_plain', fails)
+    with pytest.raises(HarnessError):
+        bench.main(['--kernel', '7.3', '--arch', 'powerpc32', '--out', str(tmp_path / 'b.md')])
+    assert not list(tmp_path.glob('rx-align-bench-*')) and not (tmp_path / 'b.md').exists()

@@ -138,3 +138,23 @@ def test_every_entry_point_has_the_parser_its_main_uses() -> None:
         docgen.parser_of(module)
         assert 'parser().parse_args(' in (REPO / f'scripts/rxalign/{module}.py').read_text(), \
             module
+
+
+def test_the_suites_table_is_the_c_in_the_makefiles_order(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/suites.md's table of suites and cases: a suite the C adds, renames
+    or moves shows there (and `scripts/docs --check` fails until written)."""
+    (tmp_path / 'Makefile').write_text('obj-$(CONFIG_B_TEST) += b_kunit.o\n'
+                                       'obj-$(CONFIG_A_TEST) += a_kunit.o\n')
+    (tmp_path / 'a_kunit.c').write_text(
+        'static struct kunit_case a_cases[] = {\n\tKUNIT_CASE(a_one),\n'
+        '\tKUNIT_CASE_PARAM(a_two, gen),\n\t{}\n};\n'
+        'static struct kunit_suite a_suite = {\n\t.name = "net_a",\n\t.test_cases = a_cases,\n};\n')
+    (tmp_path / 'b_kunit.c').write_text(
+        '#define B_NAME "net_b"\nstatic struct kunit_case b_cases[] = {\n\tKUNIT_CASE(b_one),\n'
+        '\t{}\n};\nstatic struct kunit_suite b_suite = {\n\t.name = B_NAME,\n'
+        '\t.test_cases = b_cases,\n};\n')
+    monkeypatch.setattr(docgen, 'TESTS_DIR', tmp_path)
+    assert docgen.suite_table().split('\n')[2:] == [
+        '| `net_b` | `b_kunit.c` | `B_TEST` | `b_one` |',
+        '| `net_a` | `a_kunit.c` | `A_TEST` | `a_one`, `a_two` |']
