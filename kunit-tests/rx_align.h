@@ -259,7 +259,23 @@ struct rx_align_fixups;
 
 struct rx_align_fixups *rx_align_fixups_new(struct kunit *test,
 					    bool all_cpus);
-struct rx_align_fixups *rx_align_fixups_or_skip(struct kunit *test);
+const char *rx_align_fixups_missing(void);
+
+/*
+ * This task's fixup counter, or skip saying why the arch has none.  Inline:
+ * where no arch counter exists it never returns, which objtool wants said
+ * of a function, not of a call site.
+ */
+static inline struct rx_align_fixups *
+rx_align_fixups_or_skip(struct kunit *test)
+{
+	struct rx_align_fixups *f = rx_align_fixups_new(test, false);
+
+	if (!f)
+		kunit_skip(test, "%s: %s", rx_arch(),
+			   rx_align_fixups_missing());
+	return f;
+}
 u64 rx_align_fixups_read(const struct rx_align_fixups *f);
 u32 rx_align_read_ip_header(const void *nh, bool ipv6);
 u32 rx_align_misaligned_load(const void *p);

@@ -1049,7 +1049,7 @@ struct rx_align_fixups {
 static int rx_trapped = -1;
 
 /* Why this arch has no fixup counter a test can read, or NULL. */
-static const char *rx_fixups_missing(void)
+const char *rx_align_fixups_missing(void)
 {
 	if (IS_ENABLED(CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS) &&
 	    !RX_ARM_FIXUPS)
@@ -1070,6 +1070,7 @@ static const char *rx_fixups_missing(void)
 		return "this CPU loads unaligned words without a trap";
 	return NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(rx_align_fixups_missing);
 
 #if RX_PERF_COUNTER
 static void rx_fixups_release(void *event)
@@ -1148,14 +1149,14 @@ static int rx_fixups_probe(struct kunit *test)
 
 /*
  * The fixup counter this arch has, in this task or (@all_cpus) on every
- * CPU, or NULL (rx_fixups_missing() says why).
+ * CPU, or NULL (rx_align_fixups_missing() says why).
  */
 struct rx_align_fixups *rx_align_fixups_new(struct kunit *test,
 					    bool all_cpus)
 {
 	struct rx_align_fixups *f;
 
-	if (rx_fixups_missing())
+	if (rx_align_fixups_missing())
 		return NULL;
 	if (RX_MAY_TRAP && rx_trapped < 0) {
 		rx_trapped = rx_fixups_probe(test);
@@ -1170,16 +1171,6 @@ struct rx_align_fixups *rx_align_fixups_new(struct kunit *test,
 }
 EXPORT_SYMBOL_IF_KUNIT(rx_align_fixups_new);
 
-/* This task's fixup counter, or skip saying why the arch has none. */
-struct rx_align_fixups *rx_align_fixups_or_skip(struct kunit *test)
-{
-	struct rx_align_fixups *f = rx_align_fixups_new(test, false);
-
-	if (!f)
-		kunit_skip(test, "%s: %s", rx_arch(), rx_fixups_missing());
-	return f;
-}
-EXPORT_SYMBOL_IF_KUNIT(rx_align_fixups_or_skip);
 
 /*
  * Read with preemption on: perf_event_read_value() takes a mutex.  A task's
