@@ -234,6 +234,11 @@ MUTATIONS: Tuple[Mutation, ...] = (
              (('net_rx_align_drivers.rx_driver_frames_case.e1000',
                'lost the ipv4 400-byte frame'),),
              profile='drivers'),
+    # the GRO suite's own property: its frames end at its device
+    Mutation('gro-sink-passes', 'x86_64',
+             'the GRO cases\' frames reach no protocol beyond the test\'s device',
+             (('net_rx_align_gro.rx_gro_frags.ipv4', 'went past the test device'),
+              ('net_rx_align_gro.rx_gro_at.receive_udp6_at_2', 'went past the test device'))),
     # netif_napi_add() calls napi_alloc_skb() (napi_get_frags_check()), so the
     # first case of the suite to register a NAPI sees it, whichever that is;
     # __might_resched() then stays quiet for a second.
