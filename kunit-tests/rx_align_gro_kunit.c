@@ -332,7 +332,7 @@ static void rx_gro_at(struct kunit *test)
 
 	before = f ? rx_align_fixups_read(f) : 0;
 	rx_gro_run(test, gro);
-	/* The counter is this task's: it saw the receive if the poll ran here. */
+	/* This task's counter saw the receive if the poll ran here. */
 	if (f && gro->poller != current)
 		kunit_skip(test,
 			   "the NAPI poll ran in %s, not in the case's task: its fixups were not counted",
