@@ -276,6 +276,7 @@ rx_align_fixups_or_skip(struct kunit *test)
 			   rx_align_fixups_missing());
 	return f;
 }
+
 u64 rx_align_fixups_read(const struct rx_align_fixups *f);
 u32 rx_align_read_ip_header(const void *nh, bool ipv6);
 u32 rx_align_misaligned_load(const void *p);

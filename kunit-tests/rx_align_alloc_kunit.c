@@ -183,9 +183,8 @@ static void rx_check_built(struct kunit *test, const struct rx_path *path,
 	unsigned long dma = (unsigned long)skb->data - rx_ip_align(path);
 
 	/* skb_shared_info inside the buffer, aligned for its atomics */
-	KUNIT_EXPECT_LE_MSG(test,
-			    skb_end_offset(skb) + sizeof(struct skb_shared_info),
-			    size,
+	KUNIT_EXPECT_LE_MSG(test, skb_end_offset(skb) +
+			    sizeof(struct skb_shared_info), size,
 			    RX_AT_LEN
 			    "skb_shared_info at %u overruns the %u-byte buffer",
 			    rx_arch(), path->name, len, skb_end_offset(skb),

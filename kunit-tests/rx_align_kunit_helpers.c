@@ -1171,7 +1171,6 @@ struct rx_align_fixups *rx_align_fixups_new(struct kunit *test,
 }
 EXPORT_SYMBOL_IF_KUNIT(rx_align_fixups_new);
 
-
 /*
  * Read with preemption on: perf_event_read_value() takes a mutex.  A task's
  * counter follows it from CPU to CPU; parisc's per-CPU counts are summed
