@@ -192,27 +192,58 @@ class FileCoverage:
                 'functions': {f.name: f.count for f in self.functions}}
 
 
-def from_gcov_json(data: Any, source: str) -> FileCoverage:
-    """@source's entry of `gcov --json-format` output (gcc 9 and later)."""
+def _file_coverage(source: str, entry: Dict[str, Any]) -> FileCoverage:
+    counts: Dict[int, int] = {}
+    for ln in entry.get('lines', []):
+        n, c = int(ln['line_number']), int(ln['count'])
+        counts[n] = max(counts.get(n, 0), c)
+    funcs = sorted((FunctionRun(str(fn['name']), int(fn['start_line']),
+                                int(fn['execution_count'])) for fn in entry.get('functions', [])),
+                   key=lambda fn: (fn.line, fn.name))
+    return FileCoverage(source, tuple(sorted(counts.items())), tuple(funcs))
+
+
+def from_gcov_json(data: Any, source: str, tree: str = '') -> List[FileCoverage]:
+    """`gcov --json-format` output (gcc 9 and later) of the object built from
+    @source: that file, first, then each other .c file of @tree (an absolute
+    path) it included (8390.c includes lib8390.c); headers are left out."""
     files = data.get('files') if isinstance(data, dict) else None
     if not isinstance(files, list):
         raise CoverageError(f'{source}: gcov printed no "files" list')
     cwd = str(data.get('current_working_directory', ''))
-    tail = '/' + source
+    main: List[FileCoverage] = []
+    included: List[FileCoverage] = []
     for f in files:
         name = os.path.normpath(os.path.join(cwd, str(f.get('file', ''))))
-        if not ('/' + name).endswith(tail):
-            continue
+        if ('/' + name).endswith('/' + source):
+            main.append(_file_coverage(source, f))
+        elif tree and name.endswith('.c') and name.startswith(tree.rstrip('/') + '/'):
+            included.append(_file_coverage(os.path.relpath(name, tree), f))
+    if not main:
+        raise CoverageError(f'{source}: gcov printed no entry for it (files: '
+                            f'{", ".join(str(f.get("file")) for f in files[:5])})')
+    return main + included
+
+
+def merged(files: Iterable[FileCoverage]) -> List[FileCoverage]:
+    """One FileCoverage per source: a file two objects include (lib8390.c in
+    8390.o and 8390p.o) counts the runs of both."""
+    by_source: Dict[str, List[FileCoverage]] = {}
+    for f in files:
+        by_source.setdefault(f.source, []).append(f)
+    out = []
+    for source, same in sorted(by_source.items()):
         counts: Dict[int, int] = {}
-        for ln in f.get('lines', []):
-            n, c = int(ln['line_number']), int(ln['count'])
-            counts[n] = max(counts.get(n, 0), c)
-        funcs = sorted((FunctionRun(str(fn['name']), int(fn['start_line']),
-                                    int(fn['execution_count'])) for fn in f.get('functions', [])),
-                       key=lambda fn: (fn.line, fn.name))
-        return FileCoverage(source, tuple(sorted(counts.items())), tuple(funcs))
-    raise CoverageError(f'{source}: gcov printed no entry for it (files: '
-                        f'{", ".join(str(f.get("file")) for f in files[:5])})')
+        funcs: Dict[Tuple[str, int], int] = {}
+        for f in same:
+            for n, c in f.counts:
+                counts[n] = counts.get(n, 0) + c
+            for fn in f.functions:
+                funcs[(fn.name, fn.line)] = funcs.get((fn.name, fn.line), 0) + fn.count
+        out.append(FileCoverage(source, tuple(sorted(counts.items())), tuple(sorted(
+            (FunctionRun(name, line, c) for (name, line), c in funcs.items()),
+            key=lambda fn: (fn.line, fn.name)))))
+    return out
 
 
 def gcov_binary(arch: Arch) -> str:
@@ -261,8 +292,8 @@ def run_gcov(arch: Arch, toolchain: Toolchain, build_dir: Path, tree: Path,
             data = json.loads(proc.stdout)
         except ValueError as e:
             raise CoverageError(f'{cmd[0]} on {rel}.gcda printed no JSON ({e})') from None
-        out.append(from_gcov_json(data, _source_of(tree, rel)))
-    return sorted(out, key=lambda f: f.source)
+        out += from_gcov_json(data, _source_of(tree, rel), str(tree.resolve()))
+    return merged(out)
 
 
 def _source_of(tree: Path, rel: PurePosixPath) -> str:

@@ -96,12 +96,28 @@ def test_a_kernel_line_before_the_marker_is_no_harm() -> None:
 
 def test_gcov_json_to_lines_and_functions() -> None:
     data = json.loads((FIX / 'toy.gcov.json').read_text())
-    cov = coverage.from_gcov_json(data, TOY)
+    [cov] = coverage.from_gcov_json(data, TOY)
     assert cov.ran == [2, 4, 12, 14, 16] and cov.not_ran == [7, 9, 15]
     assert [(f.name, f.count) for f in cov.functions] == [('pad', 1), ('never', 0), ('main', 1)]
     assert cov.summary() == FileSummary(TOY, 8, 5, 3, 2)
     with pytest.raises(coverage.CoverageError, match='no entry for it'):
         coverage.from_gcov_json(data, 'net/core/skbuff.c')
+
+
+def test_an_included_c_file_is_a_file_of_its_own_summed_over_objects() -> None:
+    """8390.c and 8390p.c both include lib8390.c: its lines ran in either."""
+    data = json.loads((FIX / 'toy.gcov.json').read_text())
+    tree = str(Path(data['current_working_directory']).parent / 'tree')
+    lib = dict(data['files'][0], file='../tree/drivers/net/lib.c')
+    header = dict(data['files'][0], file='../tree/include/linux/skbuff.h')
+    data['files'] += [lib, header]
+    files = coverage.from_gcov_json(data, TOY, tree)
+    assert [f.source for f in files] == [TOY, 'drivers/net/lib.c']
+    twice = coverage.merged([*files, files[1]])
+    assert [f.source for f in twice] == ['drivers/net/lib.c', TOY]
+    assert dict(twice[0].counts)[4] == 2 and twice[0].function('pad') == \
+        coverage.FunctionRun('pad', 2, 2)
+    assert twice[1] == files[0]
 
 
 def _build(tmp_path: Path) -> Path:
