@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import (arches, baseline, checkout, coverage, deps, fmt, gcov_profile, kernels, known_failures,
-               ktap_log, outdir, patches, report, series, tables, toolchains, tree)
+               ktap_log, outdir, patches, report, series, site_coverage, tables, toolchains,
+               tree)
 from .cache import Cache, Lock, default_root
 from .cli import deferred, interruptible, run_main
 from .declared import (declared_cases, expected_suites, module_functions, read_config,
@@ -497,6 +498,7 @@ def read_coverage(a: arches.Arch, settings: RunSettings, result: ArchRun, v: Ver
                                   else ProblemKind.NO_COVERAGE, f'--coverage: {e.message}'))
         return
     v.coverage = [f.summary() for f in files]
+    site_coverage.write(out, a.name, files, settings.tree)
 
 
 def reproducer(plan: Plan) -> str:

@@ -19,7 +19,7 @@ from typing import List
 import pytest
 
 import faults
-from rxalign import coverage, gcov_profile, report, run_kunit, tree as tree_mod
+from rxalign import coverage, gcov_profile, report, run_kunit, site_coverage, tree as tree_mod
 from rxalign.arch_plan import plan
 from rxalign.arches import BY_NAME
 from rxalign.boot import Boot, ConfigSource, init_after_suites
@@ -290,3 +290,42 @@ def test_base64_lines_are_what_the_guest_prints() -> None:
     assert f'#define LINE_BYTES\t{coverage.LINE_BYTES}' in source
     full = [ln for ln in console() if 'gcov: data' in ln][0].rsplit(' ', 1)[1]
     assert len(base64.b64decode(full)) == coverage.LINE_BYTES
+
+
+# ---- the site inventory, joined ----
+
+INVENTORY = """# Receive buffers padded with a literal 2
+
+| class | sites |
+|---|---|
+| copy | 3 |
+
+## copy
+
+| site | by | why | code |
+|---|---|---|---|
+| `net/core/toy.c:3` | semantic patch | x | `return len + 2;` |
+| `net/core/toy.c:9` | semantic patch | x | `return len - 2;` |
+| `net/core/toy.c:30` | semantic patch | x | `skb_reserve(skb, 2);` |
+| `drivers/net/other.c:5` | review | x | `skb_reserve(skb, 2);` |
+"""
+
+
+def test_each_site_of_a_profiled_file_ran_or_not(tmp_path: Path) -> None:
+    """The sites are found again by their code where the series moved them
+    (line 3 is line 4 in the tree tested), and one the series rewrote is said so."""
+    data = json.loads((FIX / 'toy.gcov.json').read_text())
+    [cov] = coverage.from_gcov_json(data, TOY)
+    tree = tmp_path / 'tree'
+    (tree / 'net/core').mkdir(parents=True)
+    shutil.copyfile(FIX / 'toy.c', tree / TOY)
+    (tmp_path / 'pad-sites.md').write_text(INVENTORY)
+    ran, profiled = site_coverage.write(tmp_path, 'x86_64', [cov], tree, tmp_path / 'pad-sites.md')
+    assert (ran, profiled) == (1, 3)
+    lines = (tmp_path / 'pad-sites.txt').read_text().splitlines()
+    assert lines[2:5] == ['ran            copy   net/core/toy.c:3 -> 4 (1x)',
+                          'not ran        copy   net/core/toy.c:9 -> 9',
+                          'changed by the series copy   net/core/toy.c:30']
+    assert lines[-1] == ('# ran: 1, not ran: 1, no code on the line: 0, changed by the series: '
+                         '1, not profiled: 1')
+    assert len(site_coverage.read_sites(site_coverage.INVENTORY.read_text())) >= 90
