@@ -142,7 +142,7 @@ static void dump(void)
 
 static void walk(size_t len)
 {
-	static char buf[4096];
+	char buf[4096];		/* one per level: walk() recurses */
 	int fd = open(path, O_RDONLY | O_DIRECTORY);
 
 	if (fd < 0)
@@ -156,6 +156,8 @@ static void walk(size_t len)
 			struct linux_dirent64 *d = (void *)(buf + off);
 			size_t name = strlen(d->d_name);
 
+			if (!d->d_reclen)
+				break;
 			off += d->d_reclen;
 			if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, "..") ||
 			    len + 1 + name >= sizeof(path) - 64)
