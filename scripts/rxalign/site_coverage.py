@@ -23,12 +23,13 @@ from .paths import REPO
 INVENTORY = REPO / 'docs/pad-sites.md'
 ROW = re.compile(r'^\| `(?P<file>[^`:]+):(?P<line>\d+)` \|.*\| `(?P<code>.*)` \|$')
 SECTION = re.compile(r'^## (\w+)$')
+FOLLOW = 2      # lines after a site where its block's count may be
 
 
 class SiteRun(str, enum.Enum):
     RAN = 'ran'
     NOT_RAN = 'not ran'
-    NO_CODE = 'no code on the line'        # gcov counts no block there
+    NO_CODE = 'no code'                    # gcov counts no block there nor FOLLOW after
     CHANGED = 'changed by the series'      # its code is not in the tree tested
     NOT_PROFILED = 'not profiled'          # its file has no counters in this kernel
 
@@ -85,13 +86,17 @@ def join(sites: Sequence[PadSite], files: Sequence[FileCoverage], tree: Path) ->
             continue
         line = locate(site, tree)
         counts = dict(cov.counts)
+        # an inlined skb_reserve() often has no block of its own: the line
+        # after it that has one is in the same block
+        counted = next((n for n in range(line, line + FOLLOW + 1) if n in counts),
+                       None) if line else None
         if line is None:
             out.append(Joined(site, SiteRun.CHANGED))
-        elif line not in counts:
+        elif counted is None:
             out.append(Joined(site, SiteRun.NO_CODE, line))
         else:
-            out.append(Joined(site, SiteRun.RAN if counts[line] else SiteRun.NOT_RAN, line,
-                              counts[line]))
+            out.append(Joined(site, SiteRun.RAN if counts[counted] else SiteRun.NOT_RAN, line,
+                              counts[counted]))
     return out
 
 

@@ -307,6 +307,7 @@ INVENTORY = """# Receive buffers padded with a literal 2
 | `net/core/toy.c:3` | semantic patch | x | `return len + 2;` |
 | `net/core/toy.c:9` | semantic patch | x | `return len - 2;` |
 | `net/core/toy.c:30` | semantic patch | x | `skb_reserve(skb, 2);` |
+| `net/core/toy.c:1` | semantic patch | x | `/* A stand-in for a receive file: one function runs, one never does. */` |
 | `drivers/net/other.c:5` | review | x | `skb_reserve(skb, 2);` |
 """
 
@@ -321,11 +322,13 @@ def test_each_site_of_a_profiled_file_ran_or_not(tmp_path: Path) -> None:
     shutil.copyfile(FIX / 'toy.c', tree / TOY)
     (tmp_path / 'pad-sites.md').write_text(INVENTORY)
     ran, profiled = site_coverage.write(tmp_path, 'x86_64', [cov], tree, tmp_path / 'pad-sites.md')
-    assert (ran, profiled) == (1, 3)
+    assert (ran, profiled) == (2, 4)
     lines = (tmp_path / 'pad-sites.txt').read_text().splitlines()
-    assert lines[2:5] == ['ran            copy   net/core/toy.c:3 -> 4 (1x)',
+    assert lines[2:6] == ['ran            copy   net/core/toy.c:3 -> 4 (1x)',
                           'not ran        copy   net/core/toy.c:9 -> 9',
-                          'changed by the series copy   net/core/toy.c:30']
-    assert lines[-1] == ('# ran: 1, not ran: 1, no code on the line: 0, changed by the series: '
-                         '1, not profiled: 1')
+                          'changed by the series copy   net/core/toy.c:30',
+                          # no block on the line: the one after it (an inlined call)
+                          'ran            copy   net/core/toy.c:1 -> 1 (1x)']
+    assert lines[-1] == ('# ran: 2, not ran: 1, no code: 0, changed by the series: 1, '
+                         'not profiled: 1')
     assert len(site_coverage.read_sites(site_coverage.INVENTORY.read_text())) >= 90
