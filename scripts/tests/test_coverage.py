@@ -13,6 +13,7 @@ import base64
 import dataclasses
 import json
 import shutil
+import subprocess
 from pathlib import Path
 from typing import List
 
@@ -332,3 +333,27 @@ def test_each_site_of_a_profiled_file_ran_or_not(tmp_path: Path) -> None:
     assert lines[-1] == ('# ran: 2, not ran: 1, no code: 0, changed by the series: 1, '
                          'not profiled: 1')
     assert len(site_coverage.read_sites(site_coverage.INVENTORY.read_text())) >= 90
+
+
+# ---- the guest's /init, built for this machine ----
+
+@pytest.mark.skipif(not shutil.which('gcc'), reason='no gcc on this machine')
+def test_the_guest_dump_reads_back_byte_for_byte(tmp_path: Path) -> None:
+    """gcov-dump.c with host-shim.h (no mount, no reboot, no loglevel; a
+    directory of ours instead of debugfs): nested directories, a file of
+    one line, an empty one and a .gcno link come back as they were."""
+    root = tmp_path / 'debug'
+    files = {'gcov/a/b/x.gcda': bytes(range(256)) * 4, 'gcov/a/y.gcda': b'\x01' * 57,
+             'gcov/c/z.gcda': b'', 'gcov/a/b/c/d/w.gcda': b'late'}
+    for name, data in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(data)
+    (root / 'gcov/a/x.gcno').symlink_to('/nonexistent')
+    program = tmp_path / 'gcov-dump'
+    source = Path(coverage.__file__).parents[1] / 'initramfs/gcov-dump.c'
+    subprocess.run(['gcc', '-O2', '-Wall', '-Werror', '-include', str(FIX / 'host-shim.h'),
+                    f'-DMOUNT_AT="{root}"', '-o', str(program), str(source)], check=True)
+    out = subprocess.run([str(program)], capture_output=True, text=True, timeout=10,
+                         check=True).stdout
+    got = {g.path: g.data for g in coverage.read_dump(out.splitlines())}
+    assert got == {f'{root}/{name}': data for name, data in files.items()}
