@@ -321,8 +321,10 @@ def write(out_dir: Path, arch: str, files: Sequence[FileCoverage], tree: Path) -
         path = out_dir / (f.source.replace('/', '#') + '.gcov')
         src = tree / f.source
         path.write_text(annotated(f, src.read_text(errors='replace') if src.is_file() else ''))
-    (out_dir / 'coverage.json').write_text(json.dumps(
-        {'format': FORMAT, 'arch': arch, 'files': [f.to_json() for f in files]}, indent=1) + '\n')
+    # a file a line: compact (a run of x86_64 has 51 files, 40k lines) and diffable
+    body = ',\n'.join(json.dumps(f.to_json(), separators=(',', ':')) for f in files)
+    (out_dir / 'coverage.json').write_text(
+        f'{{"format":{FORMAT},"arch":{json.dumps(arch)},"files":[\n{body}]}}\n')
 
 
 def collect(console: Sequence[str], arch: Arch, toolchain: Toolchain, build_dir: Path,
