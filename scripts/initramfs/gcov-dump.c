@@ -23,7 +23,8 @@
  */
 #include <linux/reboot.h>
 
-#ifndef MOUNT_AT		/* a test builds it for this machine: fixtures/coverage/host-shim.h */
+/* a test builds it for this machine: fixtures/coverage/host-shim.h */
+#ifndef MOUNT_AT
 #define MOUNT_AT	"/debug"
 #endif
 #define GCOV_DIR	MOUNT_AT "/gcov"
@@ -185,9 +186,11 @@ int main(void)
 	/* kernel messages to the console only from KERN_EMERG on */
 	my_syscall3(__NR_syslog, SYSLOG_ACTION_CONSOLE_LEVEL, 0, 1);
 	mkdir(MOUNT_AT, 0755);
-	if (mount("debugfs", MOUNT_AT, "debugfs", 0, 0) < 0) {
+	dir = mount("debugfs", MOUNT_AT, "debugfs", 0, 0) < 0 ? -2 :
+		open(GCOV_DIR, O_RDONLY | O_DIRECTORY);
+	if (dir == -2) {
 		say("unavailable: ", "cannot mount debugfs");
-	} else if ((dir = open(GCOV_DIR, O_RDONLY | O_DIRECTORY)) < 0) {
+	} else if (dir < 0) {
 		say("unavailable: ", "no " GCOV_DIR " (CONFIG_GCOV_KERNEL?)");
 	} else {
 		close(dir);
