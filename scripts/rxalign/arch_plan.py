@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import List, Optional, Tuple
 
 from .arches import ARCHES, Arch, builder
-from .boot import Boot, boot
+from .boot import Boot, boot, init_after_suites
 from .cache import Cache, Lock
 from .kconfig import Profile, arch_lacks, fitted
 from .toolchains import Toolchain, Toolchains, host_toolchain
@@ -64,6 +64,9 @@ class ArchPlan:
     make_targets: Tuple[str, ...]
     # lines of our fragments the arch's Kconfig cannot have (KASAN on mips)
     lacks: Tuple[str, ...] = ()
+    # --coverage: /init (scripts/initramfs/gcov-dump.c) prints the gcov counters
+    # after KUnit; configure and boot are configs that run it
+    coverage: bool = False
 
     @property
     def stamp_files(self) -> Tuple[Path, ...]:
@@ -98,9 +101,14 @@ def plan(arch: Arch, s: RunSettings) -> ArchPlan:
         for a in sharing)]))
     dtbs = ('dtbs',) if any(a.dtb for a in sharing) else ()
     suffix = '-'.join(filter(None, (s.profile.build_suffix, tc.build_suffix)))
-    return ArchPlan(arch=arch, builder=base, toolchain=tc,
-                    build_dir=s.cache.build_dir(s.base_id, base.name, suffix),
-                    kmemleak=kmemleak, configure=configure, boot=boot(arch, s.tree, kmemleak),
+    build_dir = s.cache.build_dir(s.base_id, base.name, suffix)
+    booted = boot(arch, s.tree, kmemleak)
+    lacks = arch_lacks(s.tree, base, s.profile.fragments(),
+                       [c for c in [configure.config_file] if c])
+    if s.profile.coverage:
+        configure = init_after_suites(configure, build_dir, base.name)
+        booted = init_after_suites(booted, build_dir, arch.name)
+    return ArchPlan(arch=arch, builder=base, toolchain=tc, build_dir=build_dir,
+                    kmemleak=kmemleak, configure=configure, boot=booted,
                     make_targets=(*(('all',) if 'all' in images else images), *dtbs),
-                    lacks=arch_lacks(s.tree, base, s.profile.fragments(),
-                                     [c for c in [configure.config_file] if c]))
+                    lacks=lacks, coverage=s.profile.coverage)

@@ -96,6 +96,10 @@ class Arch:
     # gcc flags that build the guest programs (scripts/initramfs/*.c) with the
     # tree's nolibc, for this kernel's CPU; None: none built, their suites skip
     nolibc_cflags: Optional[Tuple[str, ...]] = None
+    # --coverage: the flags that build its /init (scripts/initramfs/gcov-dump.c)
+    # with the tree's nolibc where nolibc_cflags is None (its kernel carries no
+    # vhost program); both None: no --coverage on this arch
+    coverage_cflags: Optional[Tuple[str, ...]] = None
     image: str = 'all'                  # make target of what QEMU boots (kernel_path)
     kconfig: Tuple[str, ...] = ()       # extra kconfig lines for this arch
     slim: Tuple[str, ...] = ()          # cuts on top of scripts/kconfig/slim.config
@@ -126,6 +130,11 @@ class Arch:
     # kernels (kernels.py names) whose Kconfig cannot build this arch, and why
     not_built_by: Tuple[Tuple[str, str], ...] = ()
     dtb: str = ''                       # the device tree it boots with (built by `make dtbs`)
+
+    @property
+    def init_cflags(self) -> Optional[Tuple[str, ...]]:
+        """The nolibc flags of the --coverage /init (None: it cannot be built)."""
+        return self.nolibc_cflags if self.nolibc_cflags is not None else self.coverage_cflags
 
     @property
     def srcarch(self) -> str:
@@ -254,6 +263,9 @@ ARCHES: Tuple[Arch, ...] = (
          firmware=('/usr/share/qemu/openbios-ppc',),
          qemu_config='powerpc32.py', image='vmlinux', default=True,
          defconfig='pmac32_defconfig',
+         # as tools/testing/selftests/nolibc builds ppc (Debian's cross gcc has
+         # no 32-bit libgcc: the program is built without it)
+         coverage_cflags=('-m32', '-mbig-endian', '-mno-vsx', '-mmultiple'),
          nics=(E1000, E100, RTL8139_CP, PCNET32, NE2K_PCI, TULIP, SUNGEM, VIRTIO_PCI),
          policy='ppc32 g3beige: NET_IP_ALIGN 2 (generic), 4K pages'),
     # The rest of kunit.py 6.12's QEMU configs, plus ppc64le and UML.

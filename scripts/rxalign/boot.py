@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Optional
 
 from .arches import Arch
+from .exitcodes import Exit, HarnessError
 
 TREE_CONFIGS = 'tools/testing/kunit/qemu_configs'
 # make targets that produce the file a kernel_path names, by its basename
@@ -60,3 +61,28 @@ def boot(arch: Arch, tree: Path, kmemleak: bool = False) -> Boot:
     return Boot(f'--arch={arch.name}', image_of(theirs), ConfigSource.TREE, theirs)
 
 
+
+
+# kunit.py appends " kunit_shutdown=reboot" to the config's command line: a
+# trailing "--" hands it to /init as an argument, so the kernel goes on to
+# run /init after KUnit (the --debug kmemleak config does the same by hand).
+COMMAND_LINE = re.compile(r"(kernel_command_line\s*=\s*)'([^'\\]*)'")
+
+
+def init_after_suites(b: Boot, build_dir: Path, name: str) -> Boot:
+    """@b's QEMU config with its kernel command line ending in "--", written
+    into @build_dir: the kernel runs /init after KUnit instead of rebooting."""
+    text = b.config_file.read_text() if b.config_file else ''
+    found = COMMAND_LINE.findall(text)
+    if len(found) != 1:
+        raise HarnessError(Exit.INFRA, f'--coverage: cannot make a QEMU config that runs /init '
+                           f'after KUnit from {b.config_file or b.kunit_arg}: it has '
+                           f'{len(found)} kernel_command_line=\'...\' assignments, not one; '
+                           'give the arch a config of its own in scripts/qemu_configs/')
+    derived = (f'# Written by rx-align from {b.config_file}: /init runs after KUnit.\n'
+               + COMMAND_LINE.sub(lambda m: f"{m.group(1)}'{m.group(2)} --'", text))
+    path = build_dir / f'qemu-{name}-init.py'
+    build_dir.mkdir(parents=True, exist_ok=True)
+    if not path.is_file() or path.read_text() != derived:
+        path.write_text(derived)     # rewritten only when it changes: the config stamp reads it
+    return Boot(f'--qemu_config={path}', b.image, b.source, path)

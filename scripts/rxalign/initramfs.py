@@ -2,6 +2,9 @@
 
 - --debug with a kmemleak QEMU config (x86_64): a static busybox and the /init
   that scans kmemleak after the suites (scripts/initramfs/kmemleak-init).
+- --coverage (arch_plan: p.coverage): /init is scripts/initramfs/gcov-dump.c,
+  built like rx-vhost-tx below with the arch's init_cflags, which prints
+  the gcov counters after the suites (coverage.py reads them).
 - A kernel with the drivers suites (kconfig.kernel_kconfig) whose entry gives
   nolibc flags (arches.py: nolibc_cflags): /sbin/rx-vhost-tx, the guest side of
   vhost_net that net_rx_align_drivers_vhost runs (scripts/initramfs/
@@ -19,11 +22,11 @@ from __future__ import annotations
 import hashlib
 import subprocess
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from .arch_plan import ArchPlan
 from .arches import nic_kernel
-from .paths import GUEST_COMPAT, KMEMLEAK_INIT, VHOST_TX
+from .paths import GCOV_DUMP, GUEST_COMPAT, KMEMLEAK_INIT, VHOST_TX
 
 BUSYBOX = Path('/bin/busybox')      # Debian's busybox-static: no libc in the guest
 VHOST_TX_GUEST = '/sbin/rx-vhost-tx'    # where the vhost suite runs it from
@@ -52,30 +55,50 @@ def _run(p: ArchPlan, cmd: List[str], cwd: Path, env: Dict[str, str], log: Path,
     return proc.stdout.strip()
 
 
-def vhost_tx(p: ArchPlan, tree: Path, env: Dict[str, str], log: Path) -> Path:
-    """rx-vhost-tx for @p's kernel, in its build dir; GuestBuildError if it does not build."""
-    flags = p.builder.nolibc_cflags
-    assert flags is not None
+def _nolibc_program(p: ArchPlan, tree: Path, env: Dict[str, str], log: Path, source: Path,
+                    flags: Tuple[str, ...], options: Tuple[str, ...]) -> Path:
+    """@source built statically with the tree's nolibc for @p's kernel, in its
+    build dir; GuestBuildError if it does not build."""
     headers = p.build_dir / 'guest-headers'
     if not (headers / 'usr/include/linux/vhost.h').is_file():
         headers.mkdir(parents=True, exist_ok=True)
         _run(p, ['make', '-s', f'ARCH={p.builder.kunit_arch}', f'O={headers}', 'headers'],
-             tree, env, log, 'make headers (the uapi headers rx-vhost-tx includes)')
+             tree, env, log, f'make headers (the uapi headers {source.name} includes)')
     cc = f'{p.builder.cross_compile}gcc'
     # -nostdinc drops the compiler's own headers, which 6.1's nolibc wants
     # (stdarg.h); 6.1's nolibc has no stdint.h, which its uapi headers want
-    compiler_headers = _run(p, [cc, '-print-file-name=include'], tree, env, log,
+    compiler_headers = _run(p, [cc, *flags, '-print-file-name=include'], tree, env, log,
                             f'{cc} -print-file-name')
-    built = p.build_dir / 'rx-vhost-tx.new'
-    _run(p, [cc, *flags, '-Os', '-Wall', '-static', '-nostdlib', '-nostdinc',
+    built = p.build_dir / f'{source.stem}.new'
+    _run(p, [cc, *flags, *options, '-Wall', '-static', '-nostdlib', '-nostdinc',
              '-isystem', compiler_headers, '-I', str(tree / NOLIBC),
              '-isystem', str(headers / 'usr/include'), '-idirafter', str(GUEST_COMPAT),
-             '-include', 'nolibc.h',
-             '-o', str(built), str(VHOST_TX), '-lgcc'],
-         tree, env, log, f'building {VHOST_TX.name} with the tree\'s nolibc')
-    program = p.build_dir / f'rx-vhost-tx-{_digest(built.read_bytes())}'
+             '-include', 'nolibc.h', '-o', str(built), str(source),
+             *(('-lgcc',) if p.builder.nolibc_cflags is not None else ())],
+         tree, env, log, f'building {source.name} with the tree\'s nolibc')
+    program = p.build_dir / f'{source.stem}-{_digest(built.read_bytes())}'
     built.replace(program)
     return program
+
+
+def vhost_tx(p: ArchPlan, tree: Path, env: Dict[str, str], log: Path) -> Path:
+    """rx-vhost-tx for @p's kernel, in its build dir; GuestBuildError if it does not build."""
+    flags = p.builder.nolibc_cflags
+    assert flags is not None
+    return _nolibc_program(p, tree, env, log, VHOST_TX, flags, ('-Os',))
+
+
+def gcov_dump(p: ArchPlan, tree: Path, env: Dict[str, str], log: Path) -> Path:
+    """The --coverage /init for @p's kernel; GuestBuildError if it cannot be built.
+    -O2, not -Os: ppc32's -Os calls libgcc's register save helpers."""
+    flags = p.builder.init_cflags
+    if flags is None:
+        raise GuestBuildError(f'--coverage: {p.builder.name} has no nolibc flags for its /init '
+                              '(nolibc_cflags or coverage_cflags in scripts/rxalign/arches.py)')
+    if not (tree / NOLIBC / 'nolibc.h').is_file():
+        raise GuestBuildError(f'--coverage: the tree has no {NOLIBC}/nolibc.h to build '
+                              f'{GCOV_DUMP.name} with')
+    return _nolibc_program(p, tree, env, log, GCOV_DUMP, flags, ('-O2',))
 
 
 def kconfig(p: ArchPlan, tree: Path, env: Dict[str, str], log: Path) -> List[str]:
@@ -85,6 +108,8 @@ def kconfig(p: ArchPlan, tree: Path, env: Dict[str, str], log: Path) -> List[str
     if p.kmemleak:
         entries += ['dir /bin 0755 0 0', f'file /bin/busybox {BUSYBOX} 0755 0 0',
                     'dir /debug 0755 0 0', f'file /init {KMEMLEAK_INIT} 0755 0 0']
+    if p.coverage:
+        entries += [f'file /init {gcov_dump(p, tree, env, log)} 0755 0 0']
     vhost: Optional[Path] = None
     if (p.builder.nolibc_cflags is not None and nic_kernel(p.builder)
             and (tree / NOLIBC / 'nolibc.h').is_file()):

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import AbstractSet, Iterable, List, Set, Tuple
 
 from .arches import ARCHES, Arch, builder, nic_kernel
-from .paths import DEBUG, DRIVERS, KUNITCONFIG, SLIM
+from .paths import COVERAGE, DEBUG, DRIVERS, KUNITCONFIG, SLIM
 
 
 @dataclasses.dataclass(frozen=True)
@@ -24,16 +24,19 @@ class Profile:
     each choice named once, for kunit.py's arguments and for the build dir."""
     slim: bool = True       # slim.config and each arch entry's own cuts
     debug: bool = False     # debug.config (KASAN, lockdep, kmemleak)
+    coverage: bool = False  # coverage.config (gcov, debugfs): --coverage
 
     def fragments(self) -> List[Path]:
-        """Our kunitconfig, then the cuts (slim.config), then --debug's additions."""
-        return [KUNITCONFIG] + ([SLIM] if self.slim else []) + ([DEBUG] if self.debug else [])
+        """Our kunitconfig, then the cuts (slim.config), then --debug's and
+        --coverage's additions."""
+        return ([KUNITCONFIG] + ([SLIM] if self.slim else []) + ([DEBUG] if self.debug else [])
+                + ([COVERAGE] if self.coverage else []))
 
     @property
     def build_suffix(self) -> str:
         """What tells this profile's build dir from the default one's ('' for slim)."""
-        return '-'.join(name for name, on in (('full', not self.slim), ('debug', self.debug))
-                        if on)
+        return '-'.join(name for name, on in (('full', not self.slim), ('debug', self.debug),
+                                              ('coverage', self.coverage)) if on)
 
 
 def option_lines(path: Path) -> List[str]:

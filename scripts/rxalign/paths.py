@@ -15,11 +15,13 @@ KUNITCONFIG = REPO / 'kunitconfig'
 SLIM = REPO / 'scripts/kconfig/slim.config'
 DEBUG = REPO / 'scripts/kconfig/debug.config'
 DRIVERS = REPO / 'scripts/kconfig/drivers.config'
+COVERAGE = REPO / 'scripts/kconfig/coverage.config'
 SCRIPTS = REPO / 'scripts'
 QEMU_CONFIGS = REPO / 'scripts/qemu_configs'
 PROBES = REPO / 'scripts/probes'
 KMEMLEAK_INIT = REPO / 'scripts/initramfs/kmemleak-init'
 VHOST_TX = REPO / 'scripts/initramfs/rx-vhost-tx.c'
+GCOV_DUMP = REPO / 'scripts/initramfs/gcov-dump.c'     # the --coverage /init
 # headers an older nolibc lacks, searched after the tree's (-idirafter)
 GUEST_COMPAT = REPO / 'scripts/initramfs/compat'
 MUTATION_PATCHES = REPO / 'scripts/mutations'

@@ -199,6 +199,17 @@ def _md_nic_counts(counts: List[tables.NicCount]) -> List[str]:
     return out + ['']
 
 
+def _md_coverage(results: Results) -> List[str]:
+    """--coverage: a line per profiled file of each arch (its lines and
+    functions in <arch>/coverage/)."""
+    out: List[str] = []
+    for name, v in results.arches.items():
+        if v.coverage:
+            out += [f'## Coverage: {name} (`{name}/coverage/`)', '']
+            out += [f'- {c.describe()}' for c in v.coverage] + ['']
+    return out
+
+
 def _md_changes(comparison: Optional[baseline.Comparison]) -> List[str]:
     if not comparison:
         return []
@@ -318,6 +329,7 @@ def markdown(results: Results, links: Optional[Links] = None,
                                                for k in tables.FACT_COLUMNS) + ' |')
     out.append('')
     out += _md_measured(results, comparison)
+    out += _md_coverage(results)
     for name, v in arches.items():
         bad = [c for c in v.cases if c.shown in ('FAIL', 'CRASH', 'XFAIL') or c.gating]
         if v.status == ArchStatus.PASSED and not bad:

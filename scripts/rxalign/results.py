@@ -334,6 +334,33 @@ def parse_frame(case: str, text: str) -> Union[Frame, MalformedFrame]:
         return MalformedFrame(case=case, line=(FRAME_PREFIX + text).strip(), why=str(e))
 
 
+@dataclasses.dataclass(frozen=True)
+class FileSummary:
+    """--coverage: report.md's line for one profiled file (coverage.py)."""
+    source: str
+    lines: int
+    lines_ran: int
+    functions: int
+    functions_ran: int
+
+    def describe(self) -> str:
+        return (f'{self.source}: {self.lines_ran}/{self.lines} lines ran, '
+                f'{self.functions_ran}/{self.functions} functions ran')
+
+    def to_json(self) -> Dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Any, where: str) -> 'FileSummary':
+        if not isinstance(data, dict) or not isinstance(data.get('source'), str) or any(
+                not isinstance(data.get(k), int) or isinstance(data.get(k), bool)
+                for k in ('lines', 'lines_ran', 'functions', 'functions_ran')):
+            raise ValueError(f'{where}: a coverage summary is not {{source, lines, lines_ran, '
+                             'functions, functions_ran}')
+        return cls(data['source'], data['lines'], data['lines_ran'], data['functions'],
+                   data['functions_ran'])
+
+
 @dataclasses.dataclass
 class ArchRun:
     """What happened when we drove kunit.py for one arch (before judging KTAP)."""
@@ -376,6 +403,7 @@ class ProblemKind(str, enum.Enum):
     # Ranked after "no case ran" and "a case absent or crashed", which explain them:
     KTAP_ERRORS = 'ktap-errors'        # errors the parser found in the KTAP
     NO_KMEMLEAK = 'no-kmemleak'        # --debug: no kmemleak scan report
+    NO_COVERAGE = 'no-coverage'        # --coverage: no gcov counters, or unreadable ones
 
     @property
     def status(self) -> ArchStatus:
@@ -394,7 +422,8 @@ class ProblemKind(str, enum.Enum):
     @property
     def after_cases(self) -> bool:
         """Ranked below a run without cases and an incomplete one."""
-        return self in (ProblemKind.KTAP_ERRORS, ProblemKind.NO_KMEMLEAK)
+        return self in (ProblemKind.KTAP_ERRORS, ProblemKind.NO_KMEMLEAK,
+                        ProblemKind.NO_COVERAGE)
 
 
 _RANK = list(ProblemKind)
@@ -439,6 +468,8 @@ class Verdict:
     # where each case is in ktap.log, from the walk that judged it; None:
     # results of format 3 or older, or no console log was read
     index: Optional[Index] = None
+    # --coverage: lines and functions of each profiled file that ran (<arch>/coverage/)
+    coverage: List[FileSummary] = dataclasses.field(default_factory=list)
 
     @property
     def problem(self) -> Optional[Problem]:
@@ -499,7 +530,8 @@ class Verdict:
                 'frames_malformed': [m.to_json() for m in self.malformed_frames],
                 'declared': self.declared, 'reused': self.reused,
                 'toolchain': self.toolchain,
-                'index': self.index.to_json() if self.index else None}
+                'index': self.index.to_json() if self.index else None,
+                'coverage': [c.to_json() for c in self.coverage]}
 
     @classmethod
     def from_json(cls, data: Any, where: str, version: int = 3) -> 'Verdict':
@@ -524,6 +556,8 @@ class Verdict:
                               for m in _list(d, 'frames_malformed', where)]
         if d.get('index') is not None:
             v.index = Index.from_json(d['index'], where)
+        v.coverage = [FileSummary.from_json(c, f'{where}: coverage')
+                      for c in _list(d, 'coverage', where)]
         if 'problems' in d or version >= 3:
             # what kept the results from being complete: a list, even when empty
             # (format 3 always has it; the first files of format 2 had `problem`)

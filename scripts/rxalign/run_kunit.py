@@ -18,8 +18,9 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from . import (arches, baseline, checkout, deps, fmt, kernels, known_failures, ktap_log, outdir,
-               patches, report, series, tables, toolchains, tree)
+from . import (arches, baseline, checkout, coverage, deps, fmt, gcov_profile, kernels, known_failures,
+               ktap_log, outdir, patches, report, series, site_coverage, tables, toolchains,
+               tree)
 from .cache import Cache, Lock, default_root
 from .cli import SIGNALS, deferred, interruptible, run_main
 from .declared import (declared_cases, expected_suites, module_functions, read_config,
@@ -30,7 +31,7 @@ from .arch_plan import RunSettings
 from .kunit_driver import load_kunit_parser, run_arch, write_kunit_json
 from .kconfig import Profile
 from .paths import SERIES_DIR, TESTS_DIR
-from .results import ArchStatus, Problem, ProblemKind, Results, RunMeta, Verdict
+from .results import ArchRun, ArchStatus, Problem, ProblemKind, Results, RunMeta, Verdict
 from .verdict import judge
 
 PROG = 'run-kunit'
@@ -40,6 +41,7 @@ CI_ENV = 'CI'           # set (to "true") by GitLab CI, GitHub Actions and most 
 IDLE_DEFAULT = 60
 TIMEOUT_DEFAULT = 300
 EXTRA = 'extra'         # the tree layer of --patches
+COVERAGE = 'coverage'   # the tree layer of --coverage: gcov for the receive files
 
 
 def say(msg: str) -> None:
@@ -105,6 +107,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument('--debug', action='store_true',
                    help='add scripts/kconfig/debug.config (KASAN, lockdep, DEBUG_NET, '
                         'DEBUG_OBJECTS, atomic-sleep checks; own build dirs)')
+    p.add_argument('--coverage', action='store_true',
+                   help='build the receive files (gcov_profile.RECEIVE_FILES) and every NIC '
+                        'driver with gcov (scripts/kconfig/coverage.config; own build dirs), '
+                        'and have /init print the counters after the suites: <arch>/coverage/ '
+                        'holds which lines and functions ran (docs/coverage.md)')
     p.add_argument('--no-slim', action='store_true',
                    help='build the plain kunitconfig, without scripts/kconfig/slim.config '
                         '(own build dirs; for comparisons)')
@@ -241,6 +248,8 @@ def check_args(args: argparse.Namespace) -> Plan:
     selected = select_arches(args.arch, boards=args.drivers)
     if args.drivers:
         selected = with_nics(selected, args.arch)
+    if args.coverage:
+        check_coverage(args, selected)
     given = patches.read(args.patches)
     if args.jobs < 1 or args.timeout < 1 or args.idle_timeout < 1:
         raise HarnessError(Exit.USAGE, '--jobs, --timeout and --idle-timeout take a positive '
@@ -263,6 +272,23 @@ def check_args(args: argparse.Namespace) -> Plan:
                 results_root=root, version=version)
 
 
+def check_coverage(args: argparse.Namespace, selected: Sequence[arches.Arch]) -> None:
+    """--coverage: an /init of its own runs after the suites, so not with --debug's
+    (the kmemleak scan), and only on arches that boot a QEMU whose /init can be built."""
+    if args.debug:
+        raise HarnessError(Exit.USAGE, '--coverage and --debug each boot an /init of their own '
+                           'after the suites (the gcov dump, the kmemleak scan): give one')
+    cannot = [a.name for a in selected
+              if not a.qemu_binary or arches.builder(a).init_cflags is None]
+    if cannot:
+        able = [a.name for a in arches.ARCHES if a.qemu_binary and arches.builder(a).init_cflags
+                is not None]
+        raise HarnessError(Exit.USAGE, f'--coverage: no /init can print the counters on '
+                           f'{", ".join(cannot)} (no QEMU, or no nolibc flags in its table '
+                           f'entry: nolibc_cflags, coverage_cflags); arches that can: '
+                           f'{", ".join(able)}')
+
+
 def unbuildable(kernel: Optional[kernels.Kernel], arch: arches.Arch) -> Optional[HarnessError]:
     """Why Debian's tree of @kernel cannot build @arch, if it cannot (None: a --tree)."""
     why = dict(arch.not_built_by).get(kernel.name) if kernel else None
@@ -283,7 +309,9 @@ def check_machine(plan: Plan) -> Tuple[Dict[str, HarnessError], toolchains.Toolc
     # an arch the kernel cannot build is refused before its packages are installed
     debian = None if plan.user_tree else plan.kernel
     problems = {a.name: p for a in plan.arches
-                if (p := unbuildable(debian, a) or chains.arch_problem(a))}
+                if (p := unbuildable(debian, a) or chains.arch_problem(a)
+                    or (coverage.gcov_missing(a, chains.for_arch(a)) if plan.args.coverage
+                        else None))}
     # Nothing to build: stop here, unless every arch is one the expected
     # file says cannot run (a fan-out job for it must pass, with a report).
     unexpected = [p for name, p in problems.items()
@@ -303,9 +331,13 @@ class ReadyTree:
 
 
 def extra_layer(plan: Plan) -> List[tree.Layer]:
-    """--patches, on top of the series: one layer, if any."""
+    """--patches, on top of the series: one layer, if any; then --coverage's
+    Makefile lines (gcov_profile.py)."""
     extra = tuple(p for g in plan.patches for p in g.patches)
-    return [tree.Layer(EXTRA, extra=extra)] if extra else []
+    return (([tree.Layer(EXTRA, extra=extra)] if extra else [])
+            + ([tree.Layer(COVERAGE, gcov=gcov_profile.RECEIVE_FILES,
+                           gcov_drivers=gcov_profile.driver_symbols())]
+               if plan.args.coverage else []))
 
 
 def check_patches_early(plan: Plan) -> None:
@@ -363,7 +395,9 @@ def prepare_tree(plan: Plan, cache: Cache, ours: List[Path]) -> ReadyTree:
         + (' (unchanged)' if prepared.reused else ''))
     return ReadyTree(prepared=prepared, base=base, layers=layers + extra_layer(plan),
                      label=tree_label(base, layers, plan.patches, plan.arches,
-                                           prepared.skipped))
+                                      prepared.skipped)
+                     + (' + gcov for the receive files (--coverage)' if plan.args.coverage
+                        else ''))
 
 
 def booted_suites(plan: Plan, ready: ReadyTree) -> str:
@@ -381,7 +415,8 @@ def run_settings(plan: Plan, ready: ReadyTree, cache: Cache, lock: Lock,
     kept = plan.kernel.slim_kept
     glob = booted_suites(plan, ready)
     return RunSettings(tree=ready.prepared.path, cache=cache, base_id=ready.base.base_id,
-                       profile=Profile(slim=not args.no_slim, debug=args.debug),
+                       profile=Profile(slim=not args.no_slim, debug=args.debug,
+                                       coverage=args.coverage),
                        slim_kept=kept, jobs=args.jobs, timeout=args.timeout,
                        idle_timeout=args.idle_timeout, drivers=args.drivers, lock=lock,
                        toolchains=chains, ccache_first_build=in_ci(args),
@@ -430,6 +465,8 @@ def run_arches(plan: Plan, problems: Dict[str, HarnessError], settings: RunSetti
                     if ktap and result.build_dir:
                         write_kunit_json(settings.tree, ktap, partial / a.name / 'kunit.json',
                                          a, result.build_dir)
+                    if settings.profile.coverage:
+                        read_coverage(a, settings, result, v, partial / a.name / 'coverage')
             v.toolchain = settings.toolchain(a).describe(a)
             show(f'toolchain {v.toolchain}')
             known_failures.apply(v, plan.known)
@@ -448,6 +485,24 @@ def run_arches(plan: Plan, problems: Dict[str, HarnessError], settings: RunSetti
     return verdicts, ''
 
 
+def read_coverage(a: arches.Arch, settings: RunSettings, result: ArchRun, v: Verdict,
+                  out: Path) -> None:
+    """--coverage: the counters /init printed, read by gcov into @out, each file's
+    summary in @v; a dump missing, cut short or garbled is a problem of @v."""
+    if not result.ktap_log or not result.build_dir or result.phase_failed:
+        return      # no boot: its problem says so already
+    try:
+        lines = result.ktap_log.read_text(errors='replace').splitlines()
+        files = coverage.collect(lines, a, settings.toolchain(a), result.build_dir,
+                                 settings.tree, out)
+    except coverage.CoverageError as e:
+        v.problems.append(Problem(ProblemKind.UNRUNNABLE if e.status == Exit.ENVIRONMENT
+                                  else ProblemKind.NO_COVERAGE, f'--coverage: {e.message}'))
+        return
+    v.coverage = [f.summary() for f in files]
+    site_coverage.write(out, a.name, files, settings.tree)
+
+
 def reproducer(plan: Plan) -> str:
     """The command that runs this run again, as TuxRun prints one: the tree, the
     arches, --patches, and each option that changes what is built or judged;
@@ -459,7 +514,8 @@ def reproducer(plan: Plan) -> str:
     if plan.patches:
         cmd += ['--patches', *(str(g.path.resolve()) for g in plan.patches)]
     cmd += [flag for flag, on in (('--debug', args.debug), ('--drivers', args.drivers),
-                                  ('--no-slim', args.no_slim)) if on]
+                                  ('--no-slim', args.no_slim), ('--coverage', args.coverage))
+            if on]
     if args.expected:
         cmd += ['--expected', str(args.expected.resolve())]
     if args.toolchain != toolchains.HOST:

@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from . import debian_archive, kunit_series
+from . import debian_archive, gcov_profile, kunit_series
 from .cache import Cache
 from .exitcodes import Exit, HarnessError
 from .kernels import Kernel
@@ -66,9 +66,17 @@ class Layer:
     # Each patch only where it applies and is not in the tree already (a
     # user's tree and our fixes); else every patch must apply (exit 5).
     where_needed: bool = False
+    # --coverage: the files (tree-relative) and the NIC drivers (Kconfig
+    # symbols) built with gcov, as Makefile lines (gcov_profile.py)
+    gcov: Tuple[str, ...] = ()
+    gcov_drivers: Tuple[str, ...] = ()
 
     def own_key(self) -> str:
         h = hashlib.sha256(self.name.encode())
+        if self.gcov:   # and how the lines are found: the module that finds them
+            h.update(Path(gcov_profile.__file__).read_bytes())
+            for name in (*self.gcov, '\0drivers', *self.gcov_drivers):
+                h.update(name.encode() + b'\0')
         if self.where_needed:   # its outcome differs: never reuse a strict layer's commit
             h.update(b'\0where needed')
         for p in self.patches:
@@ -387,6 +395,17 @@ def commit_tests(tree: Path, tests_dir: Path) -> None:
         _commit_with_message(tree, commit.message, env)
 
 
+def _commit_gcov(tree: Path, layer: Layer, log: Log) -> None:
+    """The Makefile lines that build @layer's files with gcov, as one commit."""
+    try:
+        lines = gcov_profile.lines_for(tree, layer.gcov, layer.gcov_drivers, log)
+    except gcov_profile.ProfileError as e:
+        raise HarnessError(Exit.PATCH, f'--coverage: {e}') from None
+    written = gcov_profile.write(tree, lines)
+    _git(tree, 'add', '-f', *written)
+    _commit_with_message(tree, gcov_profile.COMMIT_MESSAGE, BASE_IDENTITY)
+
+
 def _commit_with_message(tree: Path, msg: str, env: Dict[str, str]) -> None:
     full_env = dict(os.environ)
     full_env.update(env)
@@ -453,6 +472,8 @@ def _apply(tree: Path, layer: Layer, log: Log) -> Tuple[PatchOutcome, ...]:
     """Commit @layer; what became of each patch if it is where_needed, else ()."""
     if layer.tests_dir:
         commit_tests(tree, layer.tests_dir)
+    if layer.gcov:
+        _commit_gcov(tree, layer, log)
     outcomes = []
     for patch in layer.patches:
         if layer.where_needed:
