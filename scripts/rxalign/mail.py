@@ -28,11 +28,14 @@ COVER_LETTER = '0000-cover-letter.patch'
 # Fixes: of a bug as old as git history: its commit names no one to ask.
 GIT_HISTORY_START = '1da177e4c3f4'
 FIXES_LINE = re.compile(r'^Fixes: ([0-9a-f]{12,40}) \("(.*)"\)\s*$', re.M)
-# Addresses that reach no one: RFC 2606/6761 names, no-reply, local ones,
-# and what the documentation of git and of this project suggests as a sample.
+# Addresses that reach no one: RFC 2606/6761 names, local ones, what the
+# documentation of git and of this project suggests as a sample, and a
+# no-reply name anywhere in the address (GitHub's hidden
+# 1234+user@users.noreply.github.com ends in .com: issue 49).
 UNREACHABLE = re.compile(
-    r'(\.example|\.invalid|\.test|\.localhost|\.localdomain|@localhost|noreply|no-reply|'
+    r'(\.example|\.invalid|\.test|\.localhost|\.localdomain|@localhost|'
     r'@example\.(com|org|net)|@example|@your\.domain|@(mail\.)?example\.\w+)$'
+    r'|(^|[@.+])(no-?reply|do-?not-?reply)([@.]|$)'
     r'|^[^@]*$|^(you|user|root|name|me)@', re.I)
 
 

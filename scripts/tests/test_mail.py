@@ -32,7 +32,11 @@ def git_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **values: str) -
 @pytest.mark.parametrize('email', ['maintainers@users.noreply.a-seed-46f523d0.example',
                                    'me@localhost', 'dev@example.org', 'root',
                                    'you@your.domain', 'root@localhost.localdomain',
-                                   'dev@mail.example.com', 'a@example'])
+                                   'dev@mail.example.com', 'a@example',
+                                   # GitHub's hidden address (issue 49): a placeholder too
+                                   '12345+ada@users.noreply.github.com',
+                                   'ada@users.noreply.github.com', 'noreply@github.com',
+                                   'no-reply@kernel-dev.org', 'do-not-reply@kernel-dev.org'])
 def test_a_placeholder_identity_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                            email: str) -> None:
     home = git_config(tmp_path, monkeypatch, name='Some One', email=email)
@@ -41,6 +45,12 @@ def test_a_placeholder_identity_is_refused(tmp_path: Path, monkeypatch: pytest.M
     assert err.value.status == Exit.USAGE and 'git config --global' in err.value.message
     # no sample address it would refuse itself
     assert 'your.domain' not in err.value.message.split('set your own')[1]
+
+
+@pytest.mark.parametrize('email', ['ada@kernel-dev.org', 'replyto@kernel-dev.org',
+                                   'noreplyhere@kernel-dev.org', 'ada@noreplies.org'])
+def test_an_address_that_only_looks_like_noreply_is_taken(email: str) -> None:
+    assert mail.reachable(f'Ada <{email}>')
 
 
 def test_no_identity_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -82,15 +82,20 @@ def test_cc_needs_what_get_maintainer_names(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_cc_refuses_a_placeholder_sender(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 39.15: you@your.domain and friends reach nobody."""
+    """Issue 39.15: you@your.domain and friends reach nobody; issue 49: nor
+    GitHub's hidden address.  The mail is otherwise a real sender's, so only
+    the placeholder's Signed-off-by can fail it."""
     monkeypatch.setattr(mail, 'get_maintainer', lambda tree, patches: [])
     plan = mail.read(NET)
+    people = list(plan.fixes[0].people)
+    assert not _failed(uc.check_cc(Path('.'), 'net', plan, {VETH: _mail(people)},
+                                   {VETH: NET / VETH}))
     for sender in ('You <you@your.domain>', 'root <root@localhost.localdomain>',
-                   'Dev <dev@mail.example.com>', 'A <a@example>'):
-        text = _texts()[VETH].replace('Signed-off-by: ', f'Signed-off-by: {sender}\nX-Was: ', 1)
-        text = mail.add_recipients(text, list(plan.fixes[0].people), [])
+                   'Dev <dev@mail.example.com>', 'A <a@example>',
+                   'Ada <12345+ada@users.noreply.github.com>'):
+        text = _mail(people).replace('\n---\n', f'\nSigned-off-by: {sender}\n---\n', 1)
         bad = _failed(uc.check_cc(Path('.'), 'net', plan, {VETH: text}, {VETH: NET / VETH}))
-        assert bad and 'placeholder sender' in bad[0].detail, sender
+        assert bad and f'placeholder sender: {sender}' in bad[0].detail, sender
 
 
 def _repo(tmp_path: Path) -> Path:
