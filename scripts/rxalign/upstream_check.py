@@ -17,7 +17,9 @@ git worktree of the pristine tree the series names as its base:
                 get_maintainer.pl names for it, the people of its Fixes:
                 commits and the hand additions (a keyword-only hit may be
                 left off where mail.toml says why); its author and
-                Signed-off-by reach someone
+                Signed-off-by reach someone; where mail.toml says
+                `separate = true`, no other patch's people and no
+                In-Reply-To:/References:
 
 The KUnit series is checked as it is made from kunit-tests/, and the copy
 in kernel-patches/net-next/ must be that (scripts/export-series --refresh
@@ -185,7 +187,9 @@ def _headers(text: str, name: str) -> List[str]:
 def check_cc(worktree: Path, name: str, plan: mail.MailPlan, mails: Dict[str, str],
              patches: Dict[str, Path]) -> List[Finding]:
     """Every address get_maintainer.pl names for a patch, and the people of its
-    Fixes: commits, on that patch's mail; every sender reachable."""
+    Fixes: commits, on that patch's mail; every sender reachable.  Where
+    @plan sends the patches separately, no one else on it (another patch's
+    people) and no In-Reply-To:/References: (a reply to another)."""
     findings = []
     drops = {d.section: d.why for d in plan.drop}
     for pname, text in mails.items():
@@ -193,7 +197,8 @@ def check_cc(worktree: Path, name: str, plan: mail.MailPlan, mails: Dict[str, st
             continue
         on_mail = set(mail.addresses(_headers(text, 'To') + _headers(text, 'Cc')))
         wanted: List[Tuple[str, str]] = []
-        for n in mail.get_maintainer(worktree, [patches[pname]]):
+        named = mail.get_maintainer(worktree, [patches[pname]])
+        for n in named:
             sections = n.keyword_only
             if sections and all(s in drops for s in sections):
                 continue
@@ -206,15 +211,29 @@ def check_cc(worktree: Path, name: str, plan: mail.MailPlan, mails: Dict[str, st
                    if mail.addresses([who])[0] not in on_mail]
         senders = _headers(text, 'From') + re.findall(r'^Signed-off-by: (.*)$', text, re.M)
         unreachable = [s for s in senders if not mail.reachable(s)]
-        if missing or unreachable:
-            findings.append(Finding(name, pname, 'cc', Status.FAIL,
-                                    (f'not on the mail: {"; ".join(missing)}' if missing else '')
-                                    + (f' placeholder sender: {", ".join(unreachable)}'
-                                       if unreachable else '')))
+        alone: List[str] = []
+        if plan.separate:
+            own = mail.recipients(plan, named, [text], [pname])
+            others = sorted(on_mail - set(mail.addresses([*own.to, *own.cc])))
+            alone += [f'sent separately ({plan.path.name}), yet it names another patch\'s '
+                      f'people: {", ".join(others)}'] if others else []
+            alone += [f'sent separately ({plan.path.name}), yet it is a reply '
+                      f'({", ".join(threads)})'] if (threads := _threading(text)) else []
+        if missing or unreachable or alone:
+            findings.append(Finding(name, pname, 'cc', Status.FAIL, '; '.join(
+                [f'not on the mail: {"; ".join(missing)}'] * bool(missing)
+                + [f'placeholder sender: {", ".join(unreachable)}'] * bool(unreachable)
+                + alone)))
         else:
             findings.append(Finding(name, pname, 'cc', Status.PASS,
                                     f'{len(on_mail)} addresses'))
     return findings
+
+
+def _threading(text: str) -> List[str]:
+    """The In-Reply-To:/References: headers of a mail, by name."""
+    head = text.split('\n\n', 1)[0]
+    return re.findall(r'^(In-Reply-To|References):', head, re.M | re.I)
 
 
 # ---- building each patch alone ----

@@ -3,6 +3,7 @@ put back into a copy of the series as it is mailed."""
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 from pathlib import Path
 from typing import Dict, List
@@ -16,6 +17,7 @@ from rxalign.upstream_check import Status
 
 NET = SERIES_DIR / 'net'
 VETH = '0002-veth-keep-NET_IP_ALIGN-in-front-of-frames-copied-for.patch'
+SAMPLE = ('A. U. Thor', 'a.u.thor@kernel.org')
 XDP = '0003-xdp-keep-the-network-header-aligned-when-generic-XDP.patch'
 
 
@@ -96,6 +98,39 @@ def test_cc_refuses_a_placeholder_sender(monkeypatch: pytest.MonkeyPatch) -> Non
         text = _mail(people).replace('\n---\n', f'\nSigned-off-by: {sender}\n---\n', 1)
         bad = _failed(uc.check_cc(Path('.'), 'net', plan, {VETH: text}, {VETH: NET / VETH}))
         assert bad and f'placeholder sender: {sender}' in bad[0].detail, sender
+
+
+TREE_FIXES = SERIES_DIR / 'tree-fixes'
+
+
+def _by_patch(tree: Path, patches: List[Path]) -> List[mail.Named]:
+    """get_maintainer.pl's answer per tree fix: each its own port's people."""
+    port = {'0001': ('Alpha Maint <alpha@kernel-dev.org>', 'linux-alpha@vger.kernel.org'),
+            '0002': ('Parisc Maint <parisc@kernel-dev.org>', 'linux-parisc@vger.kernel.org'),
+            '0003': ('Net Maint <net@kernel-dev.org>', 'netdev@vger.kernel.org')}
+    return [mail.Named(who, 'maintainer:X' if '<' in who else 'open list:X')
+            for p in patches for who in port[p.name[:4]]]
+
+
+def test_cc_of_a_separate_series_fails_a_union_or_a_thread(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 49: export-series gave the three tree fixes one union To/Cc."""
+    monkeypatch.setattr(mail, 'get_maintainer', _by_patch)
+    plan = mail.read(TREE_FIXES)
+    assert plan.separate
+    patches = {p.name: p for p in sorted(TREE_FIXES.glob('0*.patch'))}
+    own = mail.mails_for(plan, list(patches.values()), Path('.'), *SAMPLE)
+    assert not _failed(uc.check_cc(Path('.'), 'tree-fixes', plan, own, patches))
+    # as export-series wrote them before: the union on each, and a thread
+    union = mail.mails_for(dataclasses.replace(plan, separate=False), list(patches.values()),
+                           Path('.'), *SAMPLE)
+    bad = _failed(uc.check_cc(Path('.'), 'tree-fixes', plan, union, patches))
+    assert [f.patch for f in bad] == list(patches)
+    assert 'parisc@kernel-dev.org' in bad[0].detail and 'another patch' in bad[0].detail
+    first = next(iter(patches))
+    threaded = {first: own[first].replace('\nSubject: ', '\nIn-Reply-To: <0@x>\nSubject: ', 1)}
+    bad = _failed(uc.check_cc(Path('.'), 'tree-fixes', plan, threaded, patches))
+    assert bad and 'is a reply (In-Reply-To)' in bad[0].detail
 
 
 def _repo(tmp_path: Path) -> Path:
