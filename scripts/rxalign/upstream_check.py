@@ -5,10 +5,11 @@ git worktree of the pristine tree the series names as its base:
 
   applies       git am of each patch, in order, onto the base alone
   checkpatch    --strict --max-line-length=80 --codespell, as netdev runs it
-  builds        each patch alone: the objects of the C files it touches,
-                make W=1, on x86_64 as netdev's build checks do (with
-                KUnit on); a file x86_64 cannot build is a skip with the
-                reason
+  builds        each patch alone: the objects of the C files it touches
+                and of every C file that includes a header (or an
+                #included C file) it touches, make W=1, on x86_64 as
+                netdev's build checks do (with KUnit on); a file x86_64
+                cannot build is a skip with the reason
   kernel-doc    -none -Wall on the C files and headers each patch
                 touches: the warnings it adds
   fixes         every Fixes: id and subject as mail.toml records them,
@@ -279,6 +280,54 @@ class Builder:
         return None
 
 
+# A header more files include than this (<linux/skbuff.h>) is a tree-wide
+# build's job (netdev's allmodconfig), not one for each patch here.
+MAX_INCLUDERS = 40
+INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.M)
+
+
+def _names(src: Path, including: str, quote: str, name: str, srcarch: str) -> Set[str]:
+    """What an #include of @name in @including can open, as gcc with Kbuild's
+    -I flags searches: beside the file first for "...", then include/,
+    include/uapi/ and the arch's include directories."""
+    beside = os.path.normpath(os.path.join(os.path.dirname(including), name))
+    if quote == '"' and (src / beside).is_file():
+        return {beside}
+    return {f'{d}/{name}' for d in ('include', 'include/uapi', f'arch/{srcarch}/include',
+                                    f'arch/{srcarch}/include/uapi')}
+
+
+def includers(src: Path, target: str, srcarch: str) -> List[str]:
+    """The C files of @src that include @target, directly or through headers
+    (or C files) that do, for @srcarch; at most MAX_INCLUDERS + 1.  grep for
+    its file name, then each #include line read as the compiler would: what
+    it misses is an include through a directory a Makefile adds with -I, a
+    computed #include MACRO, and generated files (the build's .cmd files
+    would know, but the build dir here holds only the objects built so far)."""
+    seen, todo = {target}, [target]
+    found: List[str] = []
+    while todo and len(found) <= MAX_INCLUDERS:
+        current = todo.pop(0)
+        proc = subprocess.run(['grep', '-rlF', '--exclude-dir=.git', '--include=*.c',
+                               '--include=*.h', os.path.basename(current), '.'],
+                              cwd=src, capture_output=True, text=True, check=False)
+        if proc.returncode > 1:
+            raise HarnessError(Exit.INFRA, f'grep for the includers of {current} in {src}: '
+                               f'{proc.stderr.strip()}')
+        for cand in sorted(os.path.normpath(c) for c in proc.stdout.splitlines()):
+            if cand in seen:
+                continue
+            text = (src / cand).read_text(errors='replace')
+            if any(current in _names(src, cand, q, n, srcarch) for q, n in INCLUDE.findall(text)):
+                seen.add(cand)
+                todo.append(cand)
+                if cand.endswith('.c'):
+                    found.append(cand)
+                    if len(found) > MAX_INCLUDERS:
+                        break
+    return sorted(found)
+
+
 def _symbols(src: Path, files: Sequence[str]) -> Dict[str, Optional[str]]:
     return {f: kconfig_symbol(src, f) for f in files}
 
@@ -286,15 +335,37 @@ def _symbols(src: Path, files: Sequence[str]) -> Dict[str, Optional[str]]:
 def check_builds(b: Builder, name: str, patch: Path, files: List[str],
                  extra: Sequence[str]) -> Finding:
     sources = [f for f in files if f.endswith('.c')]
+    skipped: List[str] = []
+    # what includes a touched header, or a touched C file no Makefile line
+    # builds (sonic.c, which macsonic.c and jazzsonic.c include)
+    via: Dict[str, str] = {}
+    for h in files:
+        if not (h.endswith('.h') or h in sources and not kconfig_symbol(b.src, h)) or \
+                not (b.src / h).is_file():
+            continue
+        other_arch = re.match(r'arch/([^/]+)/', h)
+        if other_arch and other_arch.group(1) != b.arch.srcarch:
+            skipped.append(f'{h} ({other_arch.group(1)}\'s, not {b.arch.name}\'s)')
+            continue
+        found = includers(b.src, h, b.arch.srcarch)
+        if len(found) > MAX_INCLUDERS:
+            skipped.append(f'the includers of {h} (more than {MAX_INCLUDERS}: a tree-wide '
+                           'build\'s job)')
+            continue
+        if not found and h.endswith('.h'):
+            skipped.append(f'{h} (no file includes {h})')
+        via.update({c: os.path.basename(h) for c in found if c not in sources and c not in via})
+    sources += via
     if not sources:
         return Finding(name, patch.name, 'builds', Status.SKIP,
-                       'no C file (headers and Kconfig are built by the patches\' objects)')
+                       '; '.join(skipped) or 'no C file and no header (Kconfig is built by '
+                       'the patches\' objects)')
     symbols = _symbols(b.src, sources)
     why = b.configure([*extra, *(s for s in symbols.values() if s and s != BUILTIN)])
     if why:
         return Finding(name, patch.name, 'builds', Status.FAIL, why)
     config = (b.build / '.config').read_text()
-    built, skipped, failed = [], [], []
+    built, failed = [], []
     for f, sym in symbols.items():
         other_arch = re.match(r'arch/([^/]+)/', f)
         if other_arch and other_arch.group(1) != b.arch.srcarch:
@@ -312,7 +383,7 @@ def check_builds(b: Builder, name: str, patch: Path, files: List[str],
                              f'make exited {proc.returncode}')
                 failed.append(f'{f}: {first}')
             else:
-                built.append(f)
+                built.append(f + (f' (includes {via[f]})' if f in via else ''))
     if failed:
         return Finding(name, patch.name, 'builds', Status.FAIL, '; '.join(failed))
     if not built:

@@ -230,3 +230,87 @@ def test_a_file_of_another_arch_is_a_skip_not_a_build(tmp_path: Path,
     b.output = ''
     assert uc.check_builds(b, 'x', tmp_path / '0001-x.patch', ['arch/x86/kernel/x.c'],
                            []).status is Status.PASS
+
+
+# ---- a header's includers are built (issue 49) ----
+
+class _MakeByTarget(uc.Builder):
+    """make that builds each object it is asked for, and fails the ones in
+    @broken as gcc would when a header they include changed under them."""
+    broken: Dict[str, str] = {}
+    built: List[str] = []
+    enabled: List[str] = []
+
+    def configure(self, symbols):  # type: ignore[no-untyped-def]
+        self.enabled = list(symbols)
+        (self.build / '.config').write_text(''.join(f'CONFIG_{s}=m\n' for s in symbols))
+        return None
+
+    def make(self, *args: str) -> 'subprocess.CompletedProcess[str]':
+        target = args[-1]
+        self.built.append(target)
+        return subprocess.CompletedProcess(['make'], 1 if target in self.broken else 0,
+                                           self.broken.get(target, f'  CC [M]  {target}\n'),
+                                           '')
+
+
+def _fec_tree(tmp_path: Path) -> Path:
+    """drivers/net/ethernet/freescale/ as 7.3 has it, in small: fec.h is
+    included by fec_main.c and fec_ptp.c (one module), by a subdirectory's
+    file through "../", and a header of the same name elsewhere is not it."""
+    src = tmp_path / 'src'
+    fsl = src / 'drivers/net/ethernet/freescale'
+    (fsl / 'sub').mkdir(parents=True)
+    (src / 'include/linux').mkdir(parents=True)
+    (fsl / 'Makefile').write_text('obj-$(CONFIG_FEC) += fec.o\nfec-objs := fec_main.o '
+                                  'fec_ptp.o\nobj-$(CONFIG_GIANFAR) += gianfar.o\n')
+    (fsl / 'sub' / 'Makefile').write_text('obj-$(CONFIG_FS_ENET) += mac-fec.o\n')
+    (fsl / 'fec.h').write_text('struct fec_enet_private { int x; };\n')
+    (fsl / 'fec_main.c').write_text('#include <linux/module.h>\n#include "fec.h"\n')
+    (fsl / 'fec_ptp.c').write_text('#include "fec.h"\n')
+    (fsl / 'sub' / 'mac-fec.c').write_text('#include "../fec.h"\n')
+    (fsl / 'gianfar.c').write_text('#include <linux/fec.h>\n')    # another fec.h
+    (src / 'include/linux/fec.h').write_text('')
+    return src
+
+
+FEC_H = 'drivers/net/ethernet/freescale/fec.h'
+FEC_DIR = 'drivers/net/ethernet/freescale/'
+
+
+def test_includers_of_a_header(tmp_path: Path) -> None:
+    src = _fec_tree(tmp_path)
+    assert uc.includers(src, FEC_H, 'x86') == [
+        FEC_DIR + 'fec_main.c', FEC_DIR + 'fec_ptp.c', FEC_DIR + 'sub/mac-fec.c']
+    assert uc.includers(src, 'include/linux/fec.h', 'x86') == [FEC_DIR + 'gianfar.c']
+
+
+def test_a_header_only_break_fails_the_build_check(tmp_path: Path) -> None:
+    """A patch that changes fec.h alone was a skip ("no C file"), and one
+    that broke fec_ptp.c, which it does not touch, passed."""
+    from rxalign import arches
+    src = _fec_tree(tmp_path)
+    b = _MakeByTarget(arches.select('x86_64')[0], src, tmp_path, tmp_path / 'log', 1, {})
+    b.built, b.broken = [], {}
+    patch = tmp_path / '0001-fec.patch'
+    ok = uc.check_builds(b, 'net-next-fec', patch, [FEC_H], [])
+    assert ok.status is Status.PASS, ok.detail
+    assert b.built == [FEC_DIR + 'fec_main.o', FEC_DIR + 'fec_ptp.o',
+                       FEC_DIR + 'sub/mac-fec.o']
+    assert {'FEC', 'FS_ENET'} <= set(b.enabled) and 'GIANFAR' not in b.enabled
+    assert 'fec_ptp.c (includes fec.h)' in ok.detail
+    b.broken = {FEC_DIR + 'fec_ptp.o': f"{FEC_DIR}fec_ptp.c:9:17: error: 'struct "
+                "fec_enet_private' has no member named 'hwts_rx_en'\n"}
+    bad = uc.check_builds(b, 'net-next-fec', patch, [FEC_H], [])
+    assert bad.status is Status.FAIL and 'fec_ptp.c' in bad.detail
+
+
+def test_a_header_no_object_here_includes_is_a_skip_that_says_so(tmp_path: Path) -> None:
+    from rxalign import arches
+    src = _fec_tree(tmp_path)
+    (src / 'drivers/net/lonely.h').write_text('')
+    b = _MakeByTarget(arches.select('x86_64')[0], src, tmp_path, tmp_path / 'log', 1, {})
+    b.built = []
+    found = uc.check_builds(b, 'x', tmp_path / '0001-x.patch', ['drivers/net/lonely.h'], [])
+    assert found.status is Status.SKIP and 'no file includes drivers/net/lonely.h' in \
+        found.detail and not b.built
