@@ -3,7 +3,8 @@
 For every series of kernel-patches/ that is mailed (or those named), on a
 git worktree of the pristine tree the series names as its base:
 
-  applies       git am of each patch, in order, onto the base alone
+  applies       git am of each patch, in order, onto the base alone (and
+                the series it is made on: Series.after)
   checkpatch    --strict --max-line-length=80 --codespell, as netdev runs it
   builds        each patch alone: the objects of the C files it touches
                 and of every C file that includes a header (or an
@@ -418,6 +419,9 @@ def check_series(s: series.Series, worktree: Path, builder: Optional[Builder],
         patches = list(s.patches(kernels.NEWEST))
     texts = {p.name: p.read_text() for p in patches}
     kunit_patches.reset(worktree)
+    unmet = apply_base(worktree, s)
+    if unmet:
+        return findings + [unmet]
     for p in patches:
         files = touched(texts[p.name])
         kdoc_before = kernel_doc_warnings(worktree, files)
@@ -436,6 +440,19 @@ def check_series(s: series.Series, worktree: Path, builder: Optional[Builder],
     findings += check_cc(worktree, s.name, plan, mails, {p.name: p for p in patches})
     kunit_patches.reset(worktree)
     return findings
+
+
+def apply_base(worktree: Path, s: series.Series,
+               series_dir: Path = SERIES_DIR) -> Optional[Finding]:
+    """The series @s is made on (Series.after), applied to @worktree before
+    it; a Finding when one of them does not apply (the check stops there)."""
+    for name in s.after:
+        for p in series.BY_NAME[name].patches(kernels.NEWEST, series_dir):
+            found = check_applies(worktree, name, p)
+            if found.status is not Status.PASS:
+                return Finding(s.name, '', 'applies', Status.FAIL,
+                               f'its base does not apply: {name}/{p.name}: {found.detail}')
+    return None
 
 
 def _kunitconfig_symbols() -> List[str]:

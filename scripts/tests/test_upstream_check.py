@@ -314,3 +314,30 @@ def test_a_header_no_object_here_includes_is_a_skip_that_says_so(tmp_path: Path)
     found = uc.check_builds(b, 'x', tmp_path / '0001-x.patch', ['drivers/net/lonely.h'], [])
     assert found.status is Status.SKIP and 'no file includes drivers/net/lonely.h' in \
         found.detail and not b.built
+
+
+def test_a_series_is_applied_on_the_series_it_is_made_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """net-next-tulip is made on net-tulip: alone on the base it does not
+    apply, after it it does; a base that does not apply is named."""
+    from rxalign import series
+    repo = _repo(tmp_path)
+    head = ('From 0 Mon Sep 17 00:00:00 2001\nFrom: A <a@b.org>\nDate: Mon, 7 Dec 2026 '
+            '00:00:00 +0000\nSubject: [PATCH] {s}\n\n{s}\n---\n a.c | 2 +-\n\ndiff --git '
+            'a/a.c b/a.c\n--- a/a.c\n+++ b/a.c\n@@ -1 +1 @@\n-{old}\n+{new}\n')
+    top = tmp_path / 'kp'
+    for name, old, new in (('net-fix', 'int a;', 'int b;'), ('next', 'int b;', 'int c;')):
+        (top / name).mkdir(parents=True)
+        (top / name / '0001-x.patch').write_text(head.format(s=name, old=old, new=new))
+    fix = series.Series('net-fix', 'net')
+    nxt = series.Series('next', 'net-next', after=('net-fix',))
+    monkeypatch.setitem(series.BY_NAME, 'net-fix', fix)
+    alone = uc.check_applies(repo, 'next', top / 'next' / '0001-x.patch')
+    assert alone.status is Status.FAIL
+    assert uc.apply_base(repo, nxt, top) is None
+    assert uc.check_applies(repo, 'next', top / 'next' / '0001-x.patch').status is Status.PASS
+    # a base that no longer applies stops the check, named
+    (top / 'net-fix' / '0001-x.patch').write_text(head.format(s='f', old='int z;', new='int y;'))
+    (tmp_path / 'again').mkdir()
+    bad = uc.apply_base(_repo(tmp_path / 'again'), nxt, top)
+    assert bad is not None and bad.status is Status.FAIL and 'net-fix/0001-x.patch' in bad.detail
