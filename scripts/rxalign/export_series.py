@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import List, Optional, Sequence
 
 from . import debian_archive, kernels, kunit_patches, mail, outdir, series, tree
 from .cache import Cache, Lock, default_root
@@ -37,8 +37,17 @@ def _maintainers_tree(tarball: Path, into: Path) -> Path:
     return into
 
 
+def send_commands(plan: mail.MailPlan, out: Path, names: Sequence[str]) -> List[str]:
+    """How to send the mails written to @out: a series as one thread, or, where
+    @plan says its patches go separately, each alone and a reply to none
+    (git send-email threads what one command sends unless told not to)."""
+    if plan.separate:
+        return [f'git send-email --no-thread {out / n}' for n in sorted(names)]
+    return [f'git send-email {out}/*.patch']
+
+
 def export(name: str, kernel: kernels.Kernel, out: Path, who: mail.Identity,
-           cache: Cache) -> Path:
+           cache: Cache) -> List[str]:
     if name not in series.BY_NAME:
         raise HarnessError(Exit.USAGE, f'unknown series {name!r}; known: '
                            f'{", ".join(s.name for s in series.SERIES)}')
@@ -51,12 +60,13 @@ def export(name: str, kernel: kernels.Kernel, out: Path, who: mail.Identity,
     target = outdir.check(out)
     with tempfile.TemporaryDirectory() as tmp:
         tree = _maintainers_tree(tarball, Path(tmp))
-        mails = mail.mails_for(mail.read(directory), files, tree, who.name, who.email)
+        plan = mail.read(directory)
+        mails = mail.mails_for(plan, files, tree, who.name, who.email)
     with outdir.Staging(target) as staging:
         for fname, text in mails.items():
             (staging.path / fname).write_text(text)
         staging.commit()
-    return out
+    return send_commands(plan, out, list(mails))
 
 
 def refresh(name: str, cache: Cache) -> int:
@@ -106,9 +116,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             raise HarnessError(Exit.USAGE, '--out DIR: where the mails go (a new or empty '
                                'directory)')
         who = mail.git_identity(Path.cwd())
-        out = export(args.series, kernels.BY_NAME[args.kernel], args.out, who,
-                     Cache(default_root()))
-        print(f'{PROG}: {out}: signed off by {who}; send with: git send-email {out}/*.patch')
+        send = export(args.series, kernels.BY_NAME[args.kernel], args.out, who,
+                      Cache(default_root()))
+        if len(send) == 1:
+            print(f'{PROG}: {args.out}: signed off by {who}; send with: {send[0]}')
+        else:
+            print(f'{PROG}: {args.out}: signed off by {who}; each patch goes alone, to its '
+                  'own people, a reply to none: send with')
+            for cmd in send:
+                print(f'  {cmd}')
         return 0
     return run_main(PROG, run)
 

@@ -6,7 +6,9 @@ which a Debian tarball lacks, so those are recorded in the series'
 mail.toml from the public postings, with the commit's subject.  mail.toml
 also names the people and lists added by hand (each with its reason) and
 the MAINTAINERS sections whose keyword-only hits are left off (with
-theirs).  The sender's own identity must reach someone: the placeholders
+theirs), and whether the patches go separately (`separate = true`: unrelated
+fixes for different trees, as tree-fixes/ holds; no cover letter, each mail
+to its own people, none a reply to another).  The sender's own identity must reach someone: the placeholders
 this project and common tools write are refused.
 """
 
@@ -28,11 +30,14 @@ COVER_LETTER = '0000-cover-letter.patch'
 # Fixes: of a bug as old as git history: its commit names no one to ask.
 GIT_HISTORY_START = '1da177e4c3f4'
 FIXES_LINE = re.compile(r'^Fixes: ([0-9a-f]{12,40}) \("(.*)"\)\s*$', re.M)
-# Addresses that reach no one: RFC 2606/6761 names, no-reply, local ones,
-# and what the documentation of git and of this project suggests as a sample.
+# Addresses that reach no one: RFC 2606/6761 names, local ones, what the
+# documentation of git and of this project suggests as a sample, and a
+# no-reply name anywhere in the address (GitHub's hidden
+# 1234+user@users.noreply.github.com ends in .com: issue 49).
 UNREACHABLE = re.compile(
-    r'(\.example|\.invalid|\.test|\.localhost|\.localdomain|@localhost|noreply|no-reply|'
+    r'(\.example|\.invalid|\.test|\.localhost|\.localdomain|@localhost|'
     r'@example\.(com|org|net)|@example|@your\.domain|@(mail\.)?example\.\w+)$'
+    r'|(^|[@.+])(no-?reply|do-?not-?reply)([@.]|$)'
     r'|^[^@]*$|^(you|user|root|name|me)@', re.I)
 
 
@@ -64,6 +69,7 @@ class MailPlan:
     fixes: Tuple[FixesRef, ...] = ()
     cc: Tuple[HandCc, ...] = ()
     drop: Tuple[Drop, ...] = ()
+    separate: bool = False  # each patch a mail of its own: its own To:/Cc:, no thread
 
     def fixes_by_id(self) -> Dict[str, FixesRef]:
         return {f.id: f for f in self.fixes}
@@ -101,7 +107,12 @@ def read(directory: Path) -> MailPlan:
     cc = [HandCc(_str(c, 'who', path), _str(c, 'why', path), _str(c, 'patch', path, ''))
           for c in data.get('cc', [])]
     drop = [Drop(_str(d, 'section', path), _str(d, 'why', path)) for d in data.get('drop', [])]
-    return MailPlan(path, _str(data, 'base', path, ''), tuple(fixes), tuple(cc), tuple(drop))
+    separate = data.get('separate', False)
+    if not isinstance(separate, bool):
+        raise HarnessError(Exit.USAGE, f'{path}: "separate" must be true or false (got '
+                           f'{separate!r})')
+    return MailPlan(path, _str(data, 'base', path, ''), tuple(fixes), tuple(cc), tuple(drop),
+                    separate)
 
 
 def fixes_lines(text: str) -> List[Tuple[str, str]]:
@@ -274,16 +285,40 @@ def dated(text: str, when: datetime.datetime) -> str:
                   count=1, flags=re.M)
 
 
+def unthreaded(text: str) -> str:
+    """The mail without In-Reply-To:/References: headers (git format-patch
+    --thread writes them): a reply to nothing."""
+    head, sep, body = text.partition('\n\n')
+    head = re.sub(r'^(?:In-Reply-To|References):.*\n?(?:[ \t].*\n?)*', '', head,
+                  flags=re.M | re.I)
+    return head.rstrip('\n') + sep + body
+
+
 def mails_for(plan: MailPlan, files: Sequence[Path], tree: Path, name: str,
               address: str) -> Dict[str, str]:
     """Each mail of a series as @name <@address> sends it: re-signed, dated now,
-    To:/Cc: for the whole series from @tree's MAINTAINERS, the Fixes: people
-    and @plan's hand additions.  @tree holds scripts/get_maintainer.pl."""
+    To:/Cc: from @tree's MAINTAINERS, the Fixes: people and @plan's hand
+    additions: for the whole series, or where @plan says the patches go
+    separately, for each patch alone (and no mail a reply to another).
+    @tree holds scripts/get_maintainer.pl."""
     who = Identity(name, address)
     patches = [p for p in files if p.name != COVER_LETTER]
-    texts = [p.read_text() for p in patches]
-    rcpt = recipients(plan, get_maintainer(tree, patches), texts,
-                           [p.name for p in patches])
+    if plan.separate and len(patches) != len(files):
+        raise HarnessError(Exit.USAGE, f'{plan.path} says the patches go separately '
+                           f'("separate = true"), but {COVER_LETTER} would tie them into one '
+                           'series: remove the cover letter, or the "separate" line')
+    texts = {p.name: p.read_text() for p in patches}
+    groups = [[p] for p in patches] if plan.separate else [patches]
+    rcpt: Dict[str, Recipients] = {}
+    for group in groups:
+        r = recipients(plan, get_maintainer(tree, group), [texts[p.name] for p in group],
+                       [p.name for p in group])
+        rcpt.update({p.name: r for p in group})
+    whole = rcpt[patches[0].name] if patches else Recipients((), (), ())
     now = datetime.datetime.now(datetime.timezone.utc)
-    return {f.name: dated(add_recipients(resign(f.read_text(), who), rcpt.to, rcpt.cc), now)
-            for f in files}
+    mails = {}
+    for f in files:
+        r = rcpt.get(f.name, whole)
+        text = dated(add_recipients(resign(f.read_text(), who), r.to, r.cc), now)
+        mails[f.name] = unthreaded(text) if plan.separate else text
+    return mails

@@ -45,6 +45,10 @@ class Series:
     mailed_to: str                      # the tree and audience, for humans
     role: Role = Role.FIX
     only_on: Tuple[str, ...] = ()       # the kernels it is for, if not every one
+    # the series its patches are made on, beyond the kernel: a net fix that
+    # reaches net-next before a net-next patch on the same lines is posted
+    # (each is earlier in SERIES, so every run applies it first)
+    after: Tuple[str, ...] = ()
 
     @property
     def tests_dir(self) -> Optional[Path]:
@@ -88,14 +92,19 @@ SERIES: Tuple[Series, ...] = (
            'on some arches (parisc: linux-parisc)',
            Role.TREE_FIX),
     Series('net', 'net: the bugs the suite found, with Fixes: tags, and their test'),
+    # tulip's copy-all arches pass the tagged 1518-byte frame up uncopied:
+    # a fix for net, apart from the arch list (net-next-tulip)
+    Series('net-tulip', 'net: tulip copies the full-size tagged frame where every frame is '
+           'copied (one patch, no cover letter)'),
     # sonic's maintainer, netdev and linux-m68k (macsonic, where it was seen);
     # net-next: tested in QEMU only (its notes say why)
     Series('net-next-sonic', 'net-next: the sonic limit the driver suite found (one patch, '
            'no cover letter)'),
-    # tulip's copy-all list as a Kconfig symbol, and the tagged 1518-byte
-    # frame the list's arches missed: an orphaned driver's cost, net-next
+    # tulip's copy-all list as a Kconfig symbol: an orphaned driver's cost
+    # (every frame copied on riscv), net-next, on the lines net-tulip changes
     Series('net-next-tulip', 'net-next: tulip copies every frame where unaligned loads are '
-           'not cheap (one patch, no cover letter)'),
+           'not cheap (one patch, no cover letter; on top of net-tulip)',
+           after=('net-tulip',)),
     # virtio_net's in-place receive modes: a cost where NET_IP_ALIGN is 2
     # (fixups, no crash), so net-next; not backported to 6.1, where no
     # driver run is made

@@ -3,12 +3,14 @@
 For every series of kernel-patches/ that is mailed (or those named), on a
 git worktree of the pristine tree the series names as its base:
 
-  applies       git am of each patch, in order, onto the base alone
+  applies       git am of each patch, in order, onto the base alone (and
+                the series it is made on: Series.after)
   checkpatch    --strict --max-line-length=80 --codespell, as netdev runs it
-  builds        each patch alone: the objects of the C files it touches,
-                make W=1, on x86_64 as netdev's build checks do (with
-                KUnit on); a file x86_64 cannot build is a skip with the
-                reason
+  builds        each patch alone: the objects of the C files it touches
+                and of every C file that includes a header (or an
+                #included C file) it touches, make W=1, on x86_64 as
+                netdev's build checks do (with KUnit on); a file x86_64
+                cannot build is a skip with the reason
   kernel-doc    -none -Wall on the C files and headers each patch
                 touches: the warnings it adds
   fixes         every Fixes: id and subject as mail.toml records them,
@@ -17,7 +19,9 @@ git worktree of the pristine tree the series names as its base:
                 get_maintainer.pl names for it, the people of its Fixes:
                 commits and the hand additions (a keyword-only hit may be
                 left off where mail.toml says why); its author and
-                Signed-off-by reach someone
+                Signed-off-by reach someone; where mail.toml says
+                `separate = true`, no other patch's people and no
+                In-Reply-To:/References:
 
 The KUnit series is checked as it is made from kunit-tests/, and the copy
 in kernel-patches/net-next/ must be that (scripts/export-series --refresh
@@ -185,7 +189,9 @@ def _headers(text: str, name: str) -> List[str]:
 def check_cc(worktree: Path, name: str, plan: mail.MailPlan, mails: Dict[str, str],
              patches: Dict[str, Path]) -> List[Finding]:
     """Every address get_maintainer.pl names for a patch, and the people of its
-    Fixes: commits, on that patch's mail; every sender reachable."""
+    Fixes: commits, on that patch's mail; every sender reachable.  Where
+    @plan sends the patches separately, no one else on it (another patch's
+    people) and no In-Reply-To:/References: (a reply to another)."""
     findings = []
     drops = {d.section: d.why for d in plan.drop}
     for pname, text in mails.items():
@@ -193,7 +199,8 @@ def check_cc(worktree: Path, name: str, plan: mail.MailPlan, mails: Dict[str, st
             continue
         on_mail = set(mail.addresses(_headers(text, 'To') + _headers(text, 'Cc')))
         wanted: List[Tuple[str, str]] = []
-        for n in mail.get_maintainer(worktree, [patches[pname]]):
+        named = mail.get_maintainer(worktree, [patches[pname]])
+        for n in named:
             sections = n.keyword_only
             if sections and all(s in drops for s in sections):
                 continue
@@ -206,15 +213,29 @@ def check_cc(worktree: Path, name: str, plan: mail.MailPlan, mails: Dict[str, st
                    if mail.addresses([who])[0] not in on_mail]
         senders = _headers(text, 'From') + re.findall(r'^Signed-off-by: (.*)$', text, re.M)
         unreachable = [s for s in senders if not mail.reachable(s)]
-        if missing or unreachable:
-            findings.append(Finding(name, pname, 'cc', Status.FAIL,
-                                    (f'not on the mail: {"; ".join(missing)}' if missing else '')
-                                    + (f' placeholder sender: {", ".join(unreachable)}'
-                                       if unreachable else '')))
+        alone: List[str] = []
+        if plan.separate:
+            own = mail.recipients(plan, named, [text], [pname])
+            others = sorted(on_mail - set(mail.addresses([*own.to, *own.cc])))
+            alone += [f'sent separately ({plan.path.name}), yet it names another patch\'s '
+                      f'people: {", ".join(others)}'] if others else []
+            alone += [f'sent separately ({plan.path.name}), yet it is a reply '
+                      f'({", ".join(threads)})'] if (threads := _threading(text)) else []
+        if missing or unreachable or alone:
+            findings.append(Finding(name, pname, 'cc', Status.FAIL, '; '.join(
+                [f'not on the mail: {"; ".join(missing)}'] * bool(missing)
+                + [f'placeholder sender: {", ".join(unreachable)}'] * bool(unreachable)
+                + alone)))
         else:
             findings.append(Finding(name, pname, 'cc', Status.PASS,
                                     f'{len(on_mail)} addresses'))
     return findings
+
+
+def _threading(text: str) -> List[str]:
+    """The In-Reply-To:/References: headers of a mail, by name."""
+    head = text.split('\n\n', 1)[0]
+    return re.findall(r'^(In-Reply-To|References):', head, re.M | re.I)
 
 
 # ---- building each patch alone ----
@@ -260,6 +281,54 @@ class Builder:
         return None
 
 
+# A header more files include than this (<linux/skbuff.h>) is a tree-wide
+# build's job (netdev's allmodconfig), not one for each patch here.
+MAX_INCLUDERS = 40
+INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.M)
+
+
+def _names(src: Path, including: str, quote: str, name: str, srcarch: str) -> Set[str]:
+    """What an #include of @name in @including can open, as gcc with Kbuild's
+    -I flags searches: beside the file first for "...", then include/,
+    include/uapi/ and the arch's include directories."""
+    beside = os.path.normpath(os.path.join(os.path.dirname(including), name))
+    if quote == '"' and (src / beside).is_file():
+        return {beside}
+    return {f'{d}/{name}' for d in ('include', 'include/uapi', f'arch/{srcarch}/include',
+                                    f'arch/{srcarch}/include/uapi')}
+
+
+def includers(src: Path, target: str, srcarch: str) -> List[str]:
+    """The C files of @src that include @target, directly or through headers
+    (or C files) that do, for @srcarch; at most MAX_INCLUDERS + 1.  grep for
+    its file name, then each #include line read as the compiler would: what
+    it misses is an include through a directory a Makefile adds with -I, a
+    computed #include MACRO, and generated files (the build's .cmd files
+    would know, but the build dir here holds only the objects built so far)."""
+    seen, todo = {target}, [target]
+    found: List[str] = []
+    while todo and len(found) <= MAX_INCLUDERS:
+        current = todo.pop(0)
+        proc = subprocess.run(['grep', '-rlF', '--exclude-dir=.git', '--include=*.c',
+                               '--include=*.h', os.path.basename(current), '.'],
+                              cwd=src, capture_output=True, text=True, check=False)
+        if proc.returncode > 1:
+            raise HarnessError(Exit.INFRA, f'grep for the includers of {current} in {src}: '
+                               f'{proc.stderr.strip()}')
+        for cand in sorted(os.path.normpath(c) for c in proc.stdout.splitlines()):
+            if cand in seen:
+                continue
+            text = (src / cand).read_text(errors='replace')
+            if any(current in _names(src, cand, q, n, srcarch) for q, n in INCLUDE.findall(text)):
+                seen.add(cand)
+                todo.append(cand)
+                if cand.endswith('.c'):
+                    found.append(cand)
+                    if len(found) > MAX_INCLUDERS:
+                        break
+    return sorted(found)
+
+
 def _symbols(src: Path, files: Sequence[str]) -> Dict[str, Optional[str]]:
     return {f: kconfig_symbol(src, f) for f in files}
 
@@ -267,15 +336,37 @@ def _symbols(src: Path, files: Sequence[str]) -> Dict[str, Optional[str]]:
 def check_builds(b: Builder, name: str, patch: Path, files: List[str],
                  extra: Sequence[str]) -> Finding:
     sources = [f for f in files if f.endswith('.c')]
+    skipped: List[str] = []
+    # what includes a touched header, or a touched C file no Makefile line
+    # builds (sonic.c, which macsonic.c and jazzsonic.c include)
+    via: Dict[str, str] = {}
+    for h in files:
+        if not (h.endswith('.h') or h in sources and not kconfig_symbol(b.src, h)) or \
+                not (b.src / h).is_file():
+            continue
+        other_arch = re.match(r'arch/([^/]+)/', h)
+        if other_arch and other_arch.group(1) != b.arch.srcarch:
+            skipped.append(f'{h} ({other_arch.group(1)}\'s, not {b.arch.name}\'s)')
+            continue
+        found = includers(b.src, h, b.arch.srcarch)
+        if len(found) > MAX_INCLUDERS:
+            skipped.append(f'the includers of {h} (more than {MAX_INCLUDERS}: a tree-wide '
+                           'build\'s job)')
+            continue
+        if not found and h.endswith('.h'):
+            skipped.append(f'{h} (no file includes {h})')
+        via.update({c: os.path.basename(h) for c in found if c not in sources and c not in via})
+    sources += via
     if not sources:
         return Finding(name, patch.name, 'builds', Status.SKIP,
-                       'no C file (headers and Kconfig are built by the patches\' objects)')
+                       '; '.join(skipped) or 'no C file and no header (Kconfig is built by '
+                       'the patches\' objects)')
     symbols = _symbols(b.src, sources)
     why = b.configure([*extra, *(s for s in symbols.values() if s and s != BUILTIN)])
     if why:
         return Finding(name, patch.name, 'builds', Status.FAIL, why)
     config = (b.build / '.config').read_text()
-    built, skipped, failed = [], [], []
+    built, failed = [], []
     for f, sym in symbols.items():
         other_arch = re.match(r'arch/([^/]+)/', f)
         if other_arch and other_arch.group(1) != b.arch.srcarch:
@@ -293,7 +384,7 @@ def check_builds(b: Builder, name: str, patch: Path, files: List[str],
                              f'make exited {proc.returncode}')
                 failed.append(f'{f}: {first}')
             else:
-                built.append(f)
+                built.append(f + (f' (includes {via[f]})' if f in via else ''))
     if failed:
         return Finding(name, patch.name, 'builds', Status.FAIL, '; '.join(failed))
     if not built:
@@ -328,6 +419,9 @@ def check_series(s: series.Series, worktree: Path, builder: Optional[Builder],
         patches = list(s.patches(kernels.NEWEST))
     texts = {p.name: p.read_text() for p in patches}
     kunit_patches.reset(worktree)
+    unmet = apply_base(worktree, s)
+    if unmet:
+        return findings + [unmet]
     for p in patches:
         files = touched(texts[p.name])
         kdoc_before = kernel_doc_warnings(worktree, files)
@@ -346,6 +440,19 @@ def check_series(s: series.Series, worktree: Path, builder: Optional[Builder],
     findings += check_cc(worktree, s.name, plan, mails, {p.name: p for p in patches})
     kunit_patches.reset(worktree)
     return findings
+
+
+def apply_base(worktree: Path, s: series.Series,
+               series_dir: Path = SERIES_DIR) -> Optional[Finding]:
+    """The series @s is made on (Series.after), applied to @worktree before
+    it; a Finding when one of them does not apply (the check stops there)."""
+    for name in s.after:
+        for p in series.BY_NAME[name].patches(kernels.NEWEST, series_dir):
+            found = check_applies(worktree, name, p)
+            if found.status is not Status.PASS:
+                return Finding(s.name, '', 'applies', Status.FAIL,
+                               f'its base does not apply: {name}/{p.name}: {found.detail}')
+    return None
 
 
 def _kunitconfig_symbols() -> List[str]:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
+from typing import List, Tuple
 
 import pytest
 
-from rxalign import kernels, mail, series
+from rxalign import export_series, kernels, mail, series
 from rxalign.exitcodes import Exit, HarnessError
 from rxalign.paths import SERIES_DIR
 
@@ -32,7 +34,11 @@ def git_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **values: str) -
 @pytest.mark.parametrize('email', ['maintainers@users.noreply.a-seed-46f523d0.example',
                                    'me@localhost', 'dev@example.org', 'root',
                                    'you@your.domain', 'root@localhost.localdomain',
-                                   'dev@mail.example.com', 'a@example'])
+                                   'dev@mail.example.com', 'a@example',
+                                   # GitHub's hidden address (issue 49): a placeholder too
+                                   '12345+ada@users.noreply.github.com',
+                                   'ada@users.noreply.github.com', 'noreply@github.com',
+                                   'no-reply@kernel-dev.org', 'do-not-reply@kernel-dev.org'])
 def test_a_placeholder_identity_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                            email: str) -> None:
     home = git_config(tmp_path, monkeypatch, name='Some One', email=email)
@@ -41,6 +47,12 @@ def test_a_placeholder_identity_is_refused(tmp_path: Path, monkeypatch: pytest.M
     assert err.value.status == Exit.USAGE and 'git config --global' in err.value.message
     # no sample address it would refuse itself
     assert 'your.domain' not in err.value.message.split('set your own')[1]
+
+
+@pytest.mark.parametrize('email', ['ada@kernel-dev.org', 'replyto@kernel-dev.org',
+                                   'noreplyhere@kernel-dev.org', 'ada@noreplies.org'])
+def test_an_address_that_only_looks_like_noreply_is_taken(email: str) -> None:
+    assert mail.reachable(f'Ada <{email}>')
 
 
 def test_no_identity_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -138,3 +150,138 @@ def test_every_series_mail_toml_reads_and_names_its_fixes() -> None:
             # the start of git history: nobody to ask, and the record says so
             assert f.people or f.id == mail.GIT_HISTORY_START, f.id
             assert f.source and all(mail.reachable(p) for p in f.people), f.id
+
+
+# ---- a series whose patches go separately (tree-fixes: issue 49) ----
+
+FAKE_GET_MAINTAINER = r'''#!/usr/bin/perl
+# get_maintainer.pl as a tree whose MAINTAINERS has three sections answers
+my %by = (
+    'arch/alpha/' => ['Alpha Maint <alpha@kernel-dev.org> (maintainer:ALPHA PORT)',
+                      'linux-alpha@vger.kernel.org (open list:ALPHA PORT)'],
+    'arch/parisc/' => ['Parisc Maint <parisc@kernel-dev.org> (maintainer:PARISC ARCHITECTURE)',
+                       'linux-parisc@vger.kernel.org (open list:PARISC ARCHITECTURE)'],
+    'drivers/net/' => ['Net Maint <net@kernel-dev.org> (maintainer:NETWORKING DRIVERS)',
+                       'netdev@vger.kernel.org (open list:NETWORKING DRIVERS)'],
+);
+my (@out, %seen);
+for my $file (grep { !/^--/ } @ARGV) {
+    open(my $fh, '<', $file) or die "$file: $!";
+    while (<$fh>) {
+        next unless m{^\+\+\+ b/(\S+)};
+        my $path = $1;
+        for my $dir (sort keys %by) {
+            push @out, grep { !$seen{$_}++ } @{$by{$dir}} if index($path, $dir) == 0;
+        }
+    }
+}
+push @out, 'linux-kernel@vger.kernel.org (open list)';
+print "$_\n" for @out;
+'''
+
+SEPARATE_FIX = mail.FixesRef('9ad19171b6d6', 'lib/crc: drop the prompt',
+                             ('Crc Author <crc@kernel-dev.org>',), 'a posting')
+
+
+def _patch(subject: str, path: str, trailer: str = '', head: str = '') -> str:
+    return (f'From 0 Mon Sep 17 00:00:00 2001\nFrom: Seed <m@users.noreply.seed.example>\n'
+            f'Date: Sun, 6 Dec 2026 19:33:16 +0000\nSubject: [PATCH] {subject}\n{head}\n'
+            f'why\n\n{trailer}Signed-off-by: Seed <m@users.noreply.seed.example>\n---\n'
+            f' {path} | 2 +-\n\ndiff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n'
+            '@@ -1 +1 @@\n-a\n+b\n')
+
+
+def _separate_series(tmp_path: Path, toml: str = 'separate = true\n') -> Tuple[Path, Path]:
+    """A fake tree (its get_maintainer.pl) and a series of three unrelated
+    patches, as kernel-patches/tree-fixes/ is; the third carries a Fixes:
+    and a hand Cc, and git format-patch --thread's headers."""
+    tree = tmp_path / 'tree'
+    (tree / 'scripts').mkdir(parents=True)
+    (tree / 'scripts' / 'get_maintainer.pl').write_text(FAKE_GET_MAINTAINER)
+    directory = tmp_path / 'tree-fixes'
+    directory.mkdir()
+    (directory / '0001-alpha.patch').write_text(_patch('alpha: x', 'arch/alpha/mm/fault.c'))
+    (directory / '0002-parisc.patch').write_text(_patch('parisc: x',
+                                                        'arch/parisc/kernel/cache.c'))
+    (directory / '0003-macsonic.patch').write_text(_patch(
+        'net: macsonic: x', 'drivers/net/ethernet/natsemi/Kconfig',
+        f'Fixes: {SEPARATE_FIX.id} ("{SEPARATE_FIX.subject}")\n',
+        'In-Reply-To: <1.git-send-email@x>\nReferences: <0.git-send-email@x>\n'
+        ' <1.git-send-email@x>\n'))
+    (directory / mail.MAIL_TOML).write_text(
+        toml + 'base = "7.3"\n[[fixes]]\n'
+        f'id = "{SEPARATE_FIX.id}"\nsubject = "{SEPARATE_FIX.subject}"\n'
+        f'people = ["{SEPARATE_FIX.people[0]}"]\nsource = "a posting"\n'
+        '[[cc]]\nwho = "linux-m68k@lists.linux-m68k.org"\nwhy = "68k Macs"\n'
+        'patch = "0003"\n')
+    return tree, directory
+
+
+def _on(text: str, header: str) -> List[str]:
+    head = text.split('\n\n', 1)[0]
+    return mail.addresses(re.findall(rf'^{header}: (.*)$', head, re.M))
+
+
+def test_a_separate_series_mails_each_patch_to_its_own_people(tmp_path: Path) -> None:
+    tree, directory = _separate_series(tmp_path)
+    plan = mail.read(directory)
+    assert plan.separate
+    mails = mail.mails_for(plan, sorted(directory.glob('*.patch')), tree, WHO.name, WHO.email)
+    alpha, parisc, sonic = (mails[n] for n in sorted(mails))
+    assert _on(alpha, 'To') == ['alpha@kernel-dev.org']
+    assert _on(alpha, 'Cc') == ['linux-alpha@vger.kernel.org', 'linux-kernel@vger.kernel.org']
+    assert _on(parisc, 'To') == ['parisc@kernel-dev.org']
+    assert _on(parisc, 'Cc') == ['linux-parisc@vger.kernel.org',
+                                 'linux-kernel@vger.kernel.org']
+    # the Fixes: people and the hand Cc of 0003 on its mail only
+    assert _on(sonic, 'To') == ['net@kernel-dev.org', 'crc@kernel-dev.org']
+    assert _on(sonic, 'Cc') == ['netdev@vger.kernel.org', 'linux-kernel@vger.kernel.org',
+                                'linux-m68k@lists.linux-m68k.org']
+    for text in mails.values():
+        head = text.split('\n\n', 1)[0]
+        assert not re.search(r'^(In-Reply-To|References):', head, re.M | re.I), head
+        assert f'Signed-off-by: {WHO}\n' in text
+
+
+def test_a_series_sent_together_still_goes_to_the_union(tmp_path: Path) -> None:
+    tree, directory = _separate_series(tmp_path, toml='')
+    plan = mail.read(directory)
+    assert not plan.separate
+    mails = mail.mails_for(plan, sorted(directory.glob('*.patch')), tree, WHO.name, WHO.email)
+    for text in mails.values():
+        assert _on(text, 'To') == ['alpha@kernel-dev.org', 'parisc@kernel-dev.org',
+                                   'net@kernel-dev.org', 'crc@kernel-dev.org']
+
+
+def test_a_separate_series_with_a_cover_letter_is_refused(tmp_path: Path) -> None:
+    tree, directory = _separate_series(tmp_path)
+    (directory / mail.COVER_LETTER).write_text(_patch('cover', 'x'))
+    with pytest.raises(HarnessError) as err:
+        mail.mails_for(mail.read(directory), sorted(directory.glob('*.patch')), tree,
+                       WHO.name, WHO.email)
+    assert err.value.status == Exit.USAGE and 'separate' in err.value.message
+
+
+def test_separate_must_be_true_or_false(tmp_path: Path) -> None:
+    _tree, directory = _separate_series(tmp_path, toml='separate = "yes"\n')
+    with pytest.raises(HarnessError) as err:
+        mail.read(directory)
+    assert err.value.status == Exit.USAGE and '"separate"' in err.value.message
+
+
+def test_the_tree_fixes_go_separately_and_the_other_series_together() -> None:
+    """Decided by each directory's mail.toml, not by its name."""
+    for s in series.SERIES:
+        directory = s.directory(kernels.NEWEST, SERIES_DIR)
+        assert mail.read(directory).separate == (s.name == 'tree-fixes'), s.name
+
+
+def test_export_says_to_send_each_separate_mail_alone(tmp_path: Path) -> None:
+    _tree, directory = _separate_series(tmp_path)
+    names = sorted(p.name for p in directory.glob('*.patch'))
+    out = Path('/out')
+    alone = export_series.send_commands(mail.read(directory), out, names)
+    assert alone == [f'git send-email --no-thread /out/{n}' for n in names]
+    (directory / mail.MAIL_TOML).write_text('')
+    assert export_series.send_commands(mail.read(directory), out, names) == [
+        'git send-email /out/*.patch']

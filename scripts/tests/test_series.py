@@ -50,3 +50,13 @@ def test_tree_fixes_of_other_arches_are_counted_not_listed(tmp_path: Path) -> No
         ' + 1 tree fix for other arches (alpha)')
     assert series.fixes_label([], arches.select('mips')) == ''
     assert 'show_signal_msg-which-alpha-doe' not in mips
+
+
+def test_a_series_comes_after_the_series_it_is_made_on() -> None:
+    """net-next-tulip changes the lines net-tulip changes (issue 49 split
+    them): every run must apply net-tulip first."""
+    order = [s.name for s in series.SERIES]
+    for s in series.SERIES:
+        for base in s.after:
+            assert base in order[:order.index(s.name)], (s.name, base)
+    assert series.BY_NAME['net-next-tulip'].after == ('net-tulip',)

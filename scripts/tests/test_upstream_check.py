@@ -3,6 +3,7 @@ put back into a copy of the series as it is mailed."""
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 from pathlib import Path
 from typing import Dict, List
@@ -16,6 +17,7 @@ from rxalign.upstream_check import Status
 
 NET = SERIES_DIR / 'net'
 VETH = '0002-veth-keep-NET_IP_ALIGN-in-front-of-frames-copied-for.patch'
+SAMPLE = ('A. U. Thor', 'a.u.thor@kernel.org')
 XDP = '0003-xdp-keep-the-network-header-aligned-when-generic-XDP.patch'
 
 
@@ -82,15 +84,53 @@ def test_cc_needs_what_get_maintainer_names(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_cc_refuses_a_placeholder_sender(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 39.15: you@your.domain and friends reach nobody."""
+    """Issue 39.15: you@your.domain and friends reach nobody; issue 49: nor
+    GitHub's hidden address.  The mail is otherwise a real sender's, so only
+    the placeholder's Signed-off-by can fail it."""
     monkeypatch.setattr(mail, 'get_maintainer', lambda tree, patches: [])
     plan = mail.read(NET)
+    people = list(plan.fixes[0].people)
+    assert not _failed(uc.check_cc(Path('.'), 'net', plan, {VETH: _mail(people)},
+                                   {VETH: NET / VETH}))
     for sender in ('You <you@your.domain>', 'root <root@localhost.localdomain>',
-                   'Dev <dev@mail.example.com>', 'A <a@example>'):
-        text = _texts()[VETH].replace('Signed-off-by: ', f'Signed-off-by: {sender}\nX-Was: ', 1)
-        text = mail.add_recipients(text, list(plan.fixes[0].people), [])
+                   'Dev <dev@mail.example.com>', 'A <a@example>',
+                   'Ada <12345+ada@users.noreply.github.com>'):
+        text = _mail(people).replace('\n---\n', f'\nSigned-off-by: {sender}\n---\n', 1)
         bad = _failed(uc.check_cc(Path('.'), 'net', plan, {VETH: text}, {VETH: NET / VETH}))
-        assert bad and 'placeholder sender' in bad[0].detail, sender
+        assert bad and f'placeholder sender: {sender}' in bad[0].detail, sender
+
+
+TREE_FIXES = SERIES_DIR / 'tree-fixes'
+
+
+def _by_patch(tree: Path, patches: List[Path]) -> List[mail.Named]:
+    """get_maintainer.pl's answer per tree fix: each its own port's people."""
+    port = {'0001': ('Alpha Maint <alpha@kernel-dev.org>', 'linux-alpha@vger.kernel.org'),
+            '0002': ('Parisc Maint <parisc@kernel-dev.org>', 'linux-parisc@vger.kernel.org'),
+            '0003': ('Net Maint <net@kernel-dev.org>', 'netdev@vger.kernel.org')}
+    return [mail.Named(who, 'maintainer:X' if '<' in who else 'open list:X')
+            for p in patches for who in port[p.name[:4]]]
+
+
+def test_cc_of_a_separate_series_fails_a_union_or_a_thread(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 49: export-series gave the three tree fixes one union To/Cc."""
+    monkeypatch.setattr(mail, 'get_maintainer', _by_patch)
+    plan = mail.read(TREE_FIXES)
+    assert plan.separate
+    patches = {p.name: p for p in sorted(TREE_FIXES.glob('0*.patch'))}
+    own = mail.mails_for(plan, list(patches.values()), Path('.'), *SAMPLE)
+    assert not _failed(uc.check_cc(Path('.'), 'tree-fixes', plan, own, patches))
+    # as export-series wrote them before: the union on each, and a thread
+    union = mail.mails_for(dataclasses.replace(plan, separate=False), list(patches.values()),
+                           Path('.'), *SAMPLE)
+    bad = _failed(uc.check_cc(Path('.'), 'tree-fixes', plan, union, patches))
+    assert [f.patch for f in bad] == list(patches)
+    assert 'parisc@kernel-dev.org' in bad[0].detail and 'another patch' in bad[0].detail
+    first = next(iter(patches))
+    threaded = {first: own[first].replace('\nSubject: ', '\nIn-Reply-To: <0@x>\nSubject: ', 1)}
+    bad = _failed(uc.check_cc(Path('.'), 'tree-fixes', plan, threaded, patches))
+    assert bad and 'is a reply (In-Reply-To)' in bad[0].detail
 
 
 def _repo(tmp_path: Path) -> Path:
@@ -190,3 +230,114 @@ def test_a_file_of_another_arch_is_a_skip_not_a_build(tmp_path: Path,
     b.output = ''
     assert uc.check_builds(b, 'x', tmp_path / '0001-x.patch', ['arch/x86/kernel/x.c'],
                            []).status is Status.PASS
+
+
+# ---- a header's includers are built (issue 49) ----
+
+class _MakeByTarget(uc.Builder):
+    """make that builds each object it is asked for, and fails the ones in
+    @broken as gcc would when a header they include changed under them."""
+    broken: Dict[str, str] = {}
+    built: List[str] = []
+    enabled: List[str] = []
+
+    def configure(self, symbols):  # type: ignore[no-untyped-def]
+        self.enabled = list(symbols)
+        (self.build / '.config').write_text(''.join(f'CONFIG_{s}=m\n' for s in symbols))
+        return None
+
+    def make(self, *args: str) -> 'subprocess.CompletedProcess[str]':
+        target = args[-1]
+        self.built.append(target)
+        return subprocess.CompletedProcess(['make'], 1 if target in self.broken else 0,
+                                           self.broken.get(target, f'  CC [M]  {target}\n'),
+                                           '')
+
+
+def _fec_tree(tmp_path: Path) -> Path:
+    """drivers/net/ethernet/freescale/ as 7.3 has it, in small: fec.h is
+    included by fec_main.c and fec_ptp.c (one module), by a subdirectory's
+    file through "../", and a header of the same name elsewhere is not it."""
+    src = tmp_path / 'src'
+    fsl = src / 'drivers/net/ethernet/freescale'
+    (fsl / 'sub').mkdir(parents=True)
+    (src / 'include/linux').mkdir(parents=True)
+    (fsl / 'Makefile').write_text('obj-$(CONFIG_FEC) += fec.o\nfec-objs := fec_main.o '
+                                  'fec_ptp.o\nobj-$(CONFIG_GIANFAR) += gianfar.o\n')
+    (fsl / 'sub' / 'Makefile').write_text('obj-$(CONFIG_FS_ENET) += mac-fec.o\n')
+    (fsl / 'fec.h').write_text('struct fec_enet_private { int x; };\n')
+    (fsl / 'fec_main.c').write_text('#include <linux/module.h>\n#include "fec.h"\n')
+    (fsl / 'fec_ptp.c').write_text('#include "fec.h"\n')
+    (fsl / 'sub' / 'mac-fec.c').write_text('#include "../fec.h"\n')
+    (fsl / 'gianfar.c').write_text('#include <linux/fec.h>\n')    # another fec.h
+    (src / 'include/linux/fec.h').write_text('')
+    return src
+
+
+FEC_H = 'drivers/net/ethernet/freescale/fec.h'
+FEC_DIR = 'drivers/net/ethernet/freescale/'
+
+
+def test_includers_of_a_header(tmp_path: Path) -> None:
+    src = _fec_tree(tmp_path)
+    assert uc.includers(src, FEC_H, 'x86') == [
+        FEC_DIR + 'fec_main.c', FEC_DIR + 'fec_ptp.c', FEC_DIR + 'sub/mac-fec.c']
+    assert uc.includers(src, 'include/linux/fec.h', 'x86') == [FEC_DIR + 'gianfar.c']
+
+
+def test_a_header_only_break_fails_the_build_check(tmp_path: Path) -> None:
+    """A patch that changes fec.h alone was a skip ("no C file"), and one
+    that broke fec_ptp.c, which it does not touch, passed."""
+    from rxalign import arches
+    src = _fec_tree(tmp_path)
+    b = _MakeByTarget(arches.select('x86_64')[0], src, tmp_path, tmp_path / 'log', 1, {})
+    b.built, b.broken = [], {}
+    patch = tmp_path / '0001-fec.patch'
+    ok = uc.check_builds(b, 'net-next-fec', patch, [FEC_H], [])
+    assert ok.status is Status.PASS, ok.detail
+    assert b.built == [FEC_DIR + 'fec_main.o', FEC_DIR + 'fec_ptp.o',
+                       FEC_DIR + 'sub/mac-fec.o']
+    assert {'FEC', 'FS_ENET'} <= set(b.enabled) and 'GIANFAR' not in b.enabled
+    assert 'fec_ptp.c (includes fec.h)' in ok.detail
+    b.broken = {FEC_DIR + 'fec_ptp.o': f"{FEC_DIR}fec_ptp.c:9:17: error: 'struct "
+                "fec_enet_private' has no member named 'hwts_rx_en'\n"}
+    bad = uc.check_builds(b, 'net-next-fec', patch, [FEC_H], [])
+    assert bad.status is Status.FAIL and 'fec_ptp.c' in bad.detail
+
+
+def test_a_header_no_object_here_includes_is_a_skip_that_says_so(tmp_path: Path) -> None:
+    from rxalign import arches
+    src = _fec_tree(tmp_path)
+    (src / 'drivers/net/lonely.h').write_text('')
+    b = _MakeByTarget(arches.select('x86_64')[0], src, tmp_path, tmp_path / 'log', 1, {})
+    b.built = []
+    found = uc.check_builds(b, 'x', tmp_path / '0001-x.patch', ['drivers/net/lonely.h'], [])
+    assert found.status is Status.SKIP and 'no file includes drivers/net/lonely.h' in \
+        found.detail and not b.built
+
+
+def test_a_series_is_applied_on_the_series_it_is_made_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """net-next-tulip is made on net-tulip: alone on the base it does not
+    apply, after it it does; a base that does not apply is named."""
+    from rxalign import series
+    repo = _repo(tmp_path)
+    head = ('From 0 Mon Sep 17 00:00:00 2001\nFrom: A <a@b.org>\nDate: Mon, 7 Dec 2026 '
+            '00:00:00 +0000\nSubject: [PATCH] {s}\n\n{s}\n---\n a.c | 2 +-\n\ndiff --git '
+            'a/a.c b/a.c\n--- a/a.c\n+++ b/a.c\n@@ -1 +1 @@\n-{old}\n+{new}\n')
+    top = tmp_path / 'kp'
+    for name, old, new in (('net-fix', 'int a;', 'int b;'), ('next', 'int b;', 'int c;')):
+        (top / name).mkdir(parents=True)
+        (top / name / '0001-x.patch').write_text(head.format(s=name, old=old, new=new))
+    fix = series.Series('net-fix', 'net')
+    nxt = series.Series('next', 'net-next', after=('net-fix',))
+    monkeypatch.setitem(series.BY_NAME, 'net-fix', fix)
+    alone = uc.check_applies(repo, 'next', top / 'next' / '0001-x.patch')
+    assert alone.status is Status.FAIL
+    assert uc.apply_base(repo, nxt, top) is None
+    assert uc.check_applies(repo, 'next', top / 'next' / '0001-x.patch').status is Status.PASS
+    # a base that no longer applies stops the check, named
+    (top / 'net-fix' / '0001-x.patch').write_text(head.format(s='f', old='int z;', new='int y;'))
+    (tmp_path / 'again').mkdir()
+    bad = uc.apply_base(_repo(tmp_path / 'again'), nxt, top)
+    assert bad is not None and bad.status is Status.FAIL and 'net-fix/0001-x.patch' in bad.detail
