@@ -34,7 +34,7 @@ PUT_BACK = [
     ('`rx_policies[]` in `rx_align_kunit_helpers.c`', 'rx_policies', 'not a name'),
     ('| `net_rx_align_policy` (`rx_align_kunit.c`) |', 'rx_align_kunit.c', 'kunit-tests/'),
     ('(message: `kunit-tests/commit-message`)', 'kunit-tests/commit-message', 'no such file'),
-    ('with `kernel-patches/net-tulip/`', 'kernel-patches/net-tulip/', 'no such file'),
+    ('with `kernel-patches/net-sonic/`', 'kernel-patches/net-sonic/', 'no such file'),
     ('counted (`verdict=pass-cost`)', 'verdict=pass-cost', 'prints verdict='),
     ('stopped after `net_rx_align_policy.rx_policy_table`', 'net_rx_align_policy.rx_policy_table',
      'declares no case'),
