@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * KUnit tests for receive buffer alignment: the policy and the allocators.
+ * KUnit tests for receive buffer alignment: the skb allocators.
  *
  * NET_IP_ALIGN is the pad a driver puts in front of a received Ethernet
  * frame so that the IP header behind the 14-byte MAC header starts on a
@@ -9,7 +9,6 @@
  * costs more than the misaligned IP header.  NET_SKB_PAD is the headroom
  * every rx allocator keeps in front of the frame.
  *
- * net_rx_align_policy checks what skbuff.h asks of the two values;
  * net_rx_align_alloc allocates receive buffers through every allocator a
  * driver uses and checks the headroom, the alignment of the address the
  * device writes to, and that no path hands out less room than asked.
@@ -17,73 +16,12 @@
 
 #include <kunit/test.h>
 #include <linux/bpf.h>
-#include <linux/dma-mapping.h>
-#include <linux/log2.h>
 #include <linux/module.h>
 
 #include "rx_align.h"
 
 /* RX_AT for one path and frame length: rx_arch(), the path's name, len. */
 #define RX_AT_LEN "arch %s, %s, len %u: "
-
-/* ---- What skbuff.h asks of the architecture's values ---- */
-
-static void rx_policy_facts(struct kunit *test)
-{
-	/* The facts every other verdict depends on, for a failure report. */
-	kunit_info(test,
-		   "rx_align_facts: arch=%s net_ip_align=%u net_skb_pad=%u l1_cache_bytes=%u smp_cache_bytes=%u page_size=%lu efficient_unaligned=%d dma_cache_align=%d bits=%d endian=%s\n",
-		   rx_arch(), (unsigned int)NET_IP_ALIGN,
-		   (unsigned int)NET_SKB_PAD, (unsigned int)L1_CACHE_BYTES,
-		   (unsigned int)SMP_CACHE_BYTES, PAGE_SIZE,
-		   IS_ENABLED(CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS),
-		   dma_get_cache_alignment(), BITS_PER_LONG,
-		   IS_ENABLED(CONFIG_CPU_BIG_ENDIAN) ? "big" : "little");
-}
-
-static void rx_net_skb_pad_sane(struct kunit *test)
-{
-	/* skbuff.h: "It must be a power of 2." */
-	KUNIT_EXPECT_TRUE_MSG(test, is_power_of_2(NET_SKB_PAD),
-			      "arch %s: NET_SKB_PAD %u is not a power of 2",
-			      rx_arch(), (unsigned int)NET_SKB_PAD);
-	/* skbuff.h: parts of the stack expect at least 32 bytes */
-	KUNIT_EXPECT_GE_MSG(test, NET_SKB_PAD, 32,
-			    "arch %s: NET_SKB_PAD %u is below 32",
-			    rx_arch(), (unsigned int)NET_SKB_PAD);
-}
-
-static void rx_net_ip_align_sane(struct kunit *test)
-{
-	bool cheap = IS_ENABLED(CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS);
-
-	/* Without the pad, every IP header is misaligned by 2. */
-	if (NET_IP_ALIGN == 0)
-		KUNIT_EXPECT_TRUE_MSG(test, cheap,
-				      "arch %s: NET_IP_ALIGN 0 without HAVE_EFFICIENT_UNALIGNED_ACCESS",
-				      rx_arch());
-	else
-		KUNIT_EXPECT_EQ_MSG(test, (ETH_HLEN + NET_IP_ALIGN) % 4, 0,
-				    "arch %s: NET_IP_ALIGN %u does not align the IP header",
-				    rx_arch(), NET_IP_ALIGN);
-	/* A pad is reserved inside the headroom, not in front of it. */
-	KUNIT_EXPECT_LT_MSG(test, NET_IP_ALIGN, NET_SKB_PAD,
-			    "arch %s: NET_IP_ALIGN %u is not below NET_SKB_PAD %u",
-			    rx_arch(), NET_IP_ALIGN, (unsigned int)NET_SKB_PAD);
-}
-
-static struct kunit_case rx_policy_cases[] = {
-	KUNIT_CASE(rx_policy_facts),
-	KUNIT_CASE(rx_net_skb_pad_sane),
-	KUNIT_CASE(rx_net_ip_align_sane),
-	{}
-};
-
-static struct kunit_suite rx_policy_suite = {
-	.name = "net_rx_align_policy",
-	.init = rx_align_watch_kernel,
-	.test_cases = rx_policy_cases,
-};
 
 /* ---- Every allocation path, each used the way drivers use it ---- */
 
@@ -247,7 +185,7 @@ static struct kunit_suite rx_alloc_suite = {
 	.test_cases = rx_alloc_cases,
 };
 
-kunit_test_suites(&rx_policy_suite, &rx_alloc_suite);
+kunit_test_suite(rx_alloc_suite);
 
 MODULE_DESCRIPTION("KUnit tests for receive buffer alignment in the skb allocators");
 MODULE_LICENSE("GPL");

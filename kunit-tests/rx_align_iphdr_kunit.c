@@ -4,12 +4,13 @@
  * lands once the stack has parsed it, on every allocation path.
  *
  * net_rx_align_iphdr writes an IPv4, IPv6 and 802.1Q frame into a buffer
- * from each path, as a driver's device would, has eth_type_trans() and
- * skb_vlan_untag() parse it, and checks where the network header is.
+ * from each allocator that reserves NET_IP_ALIGN itself, as a driver's
+ * device would, has eth_type_trans() and skb_vlan_untag() parse it, and
+ * checks where the network header is.
  *
  * net_rx_align_fixups runs where the CPU traps on misaligned loads and the
  * kernel counts the emulations: a control that a misaligned load moves the
- * counter, then none for any frame of any path read as ip_rcv() reads it.
+ * counter, then none for any frame of those paths read as ip_rcv() reads it.
  */
 
 #include <kunit/test.h>
@@ -18,12 +19,27 @@
 
 #include "rx_align.h"
 
-KUNIT_ARRAY_PARAM(rx_paths, rx_align_paths, rx_align_path_desc);
-
 /*
- * Allocate an MTU-sized @frame through @path as a driver does (one on a
- * plain allocator reserves NET_IP_ALIGN itself), write it and receive it.
+ * The paths where the allocator itself reserves NET_IP_ALIGN.  On the
+ * others the driver reserves it, and where the buffer it reserves from
+ * starts is net_rx_align_alloc's check.
  */
+static const void *rx_kernel_pad_paths(struct kunit *test, const void *prev,
+				       char *desc)
+{
+	const struct rx_path *path = prev ? (const struct rx_path *)prev + 1 :
+					    rx_align_paths;
+
+	for (; path < rx_align_paths + RX_NR_PATHS; path++) {
+		if (path->decides == RX_ALLOC && path->ip_align) {
+			rx_align_path_desc(path, desc);
+			return path;
+		}
+	}
+	return NULL;
+}
+
+/* Allocate an MTU-sized @frame through @path, write it and receive it. */
 static struct sk_buff *rx_receive_frame(struct kunit *test,
 					struct sk_buff **ref,
 					const struct rx_path *path,
@@ -31,12 +47,10 @@ static struct sk_buff *rx_receive_frame(struct kunit *test,
 {
 	struct rx_ctx *ctx = test->priv;
 	unsigned int len = ETH_FRAME_LEN + rx_frame_hlen(frame) - ETH_HLEN;
-	unsigned int pad = path->ip_align ? 0 : NET_IP_ALIGN;
 	struct sk_buff *skb;
 	unsigned int size;
 
-	skb = rx_align_alloc(test, ref, path, len + pad, &size);
-	skb_reserve(skb, pad);
+	skb = rx_align_alloc(test, ref, path, len, &size);
 	KUNIT_ASSERT_GE(test, skb_tailroom(skb), len);
 	rx_align_fill_frame(skb_put(skb, len), frame, len, ctx->dev->dev_addr);
 	rx_align_receive(ref, ctx->dev);
@@ -78,9 +92,9 @@ static void rx_vlan_ipv4_header(struct kunit *test)
 }
 
 static struct kunit_case rx_iphdr_cases[] = {
-	KUNIT_CASE_PARAM(rx_ipv4_header, rx_paths_gen_params),
-	KUNIT_CASE_PARAM(rx_ipv6_header, rx_paths_gen_params),
-	KUNIT_CASE_PARAM(rx_vlan_ipv4_header, rx_paths_gen_params),
+	KUNIT_CASE_PARAM(rx_ipv4_header, rx_kernel_pad_paths),
+	KUNIT_CASE_PARAM(rx_ipv6_header, rx_kernel_pad_paths),
+	KUNIT_CASE_PARAM(rx_vlan_ipv4_header, rx_kernel_pad_paths),
 	{}
 };
 
@@ -112,7 +126,7 @@ static void rx_fixup_control(struct kunit *test)
 }
 
 /*
- * Every path's frames, parsed and then read as the stack reads them (the
+ * Each path's frames, parsed and then read as the stack reads them (the
  * IP checksum over the header, the address words ip_rcv() and ipv6_rcv()
  * look at): with the IP header where NET_IP_ALIGN puts it, no fixups.
  */
@@ -137,7 +151,7 @@ static void rx_fixup_frames(struct kunit *test)
 
 static struct kunit_case rx_fixup_cases[] = {
 	KUNIT_CASE(rx_fixup_control),
-	KUNIT_CASE_PARAM(rx_fixup_frames, rx_paths_gen_params),
+	KUNIT_CASE_PARAM(rx_fixup_frames, rx_kernel_pad_paths),
 	{}
 };
 
