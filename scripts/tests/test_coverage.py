@@ -20,7 +20,8 @@ from typing import List
 import pytest
 
 import faults
-from rxalign import coverage, gcov_profile, report, run_kunit, site_coverage, tree as tree_mod
+from rxalign import (arch_verdict, coverage, gcov_profile, report, run_kunit, site_coverage,
+                     tree as tree_mod)
 from rxalign.arches import BY_NAME
 from rxalign.arch_plan import Boot, ConfigSource, init_after_suites, plan
 from rxalign.exitcodes import Exit, HarnessError
@@ -165,7 +166,7 @@ def test_a_garbled_dump_fails_the_arch_as_infra(tmp_path: Path) -> None:
     (tmp_path / 'ktap.log').write_text('\n'.join(lines) + '\n')
     v = Verdict(arch='x86_64')
     s = settings(tmp_path, tmp_path / 'cache', debug=False)
-    run_kunit.read_coverage(BY_NAME['x86_64'], s, ArchRun(
+    arch_verdict.read_coverage(BY_NAME['x86_64'], s, ArchRun(
         arch='x86_64', ktap_log=tmp_path / 'ktap.log', build_dir=_build(tmp_path)), v,
         tmp_path / 'out')
     assert [p.kind for p in v.problems] == [ProblemKind.NO_COVERAGE]
