@@ -14,7 +14,7 @@ from types import ModuleType
 import pytest
 
 from rxalign import arch_verdict, arches, bench, deps, kernels, tree
-from rxalign.arch_plan import ArchPlan, RunSettings, plan
+from rxalign.arch_plan import TREE_CONFIGS, ArchPlan, RunSettings, plan
 from rxalign.bench import results
 from rxalign.cache import Cache
 from rxalign.declared import expected_suites, run_suites
@@ -91,17 +91,17 @@ def test_plain_kunit_py_boots_the_arch_it_is_compared_with(tmp_path: Path) -> No
     and then found "DIFFERENT" (bits 64, NET_IP_ALIGN 0) in every scenario.
     It boots what the plan boots: 7.3's powerpc.py (SLOF) is not booted on
     either side, where the bench once decided it a second way."""
-    def arch_args(p: ArchPlan) -> List[str]:
-        return [c for c in bench.plain_command(p, tmp_path, tmp_path / 'b', 2)
-                if c.startswith(('--arch=', '--qemu_config='))]
+    def arch_args(kernel: str, *names: str) -> List[List[str]]:
+        return [[c for c in bench.plain_command(p, tmp_path / kernel, tmp_path / 'b', 2)
+                 if c.startswith(('--arch=', '--qemu_config='))]
+                for p in plans(kernel, tmp_path, *names)]
 
-    ppc32, ppc, x86 = plans('6.12', tmp_path, 'powerpc32', 'powerpc', 'x86_64')
-    assert arch_args(ppc32) == [f'--qemu_config={ppc32.arch.qemu_config_path()}']
-    ppc32, ppc, x86 = plans('7.3', tmp_path, 'powerpc32', 'powerpc', 'x86_64')
-    assert arch_args(ppc32) == ['--arch=powerpc32']
-    assert arch_args(x86) == ['--arch=x86_64']
-    assert arch_args(ppc) == [f'--qemu_config={ppc.arch.qemu_config_path()}'] \
-        == [ppc.boot.kunit_arg]
+    ours = {n: f'--qemu_config={arches.BY_NAME[n].qemu_config_path()}'
+            for n in ('powerpc32', 'powerpc')}
+    assert arch_args('6.12', 'powerpc32') == [[ours['powerpc32']]]
+    assert arch_args('7.3', 'powerpc32', 'x86_64', 'powerpc') == [
+        ['--arch=powerpc32'], ['--arch=x86_64'], [ours['powerpc']]]
+    assert (tmp_path / '7.3' / TREE_CONFIGS / 'powerpc.py').is_file()
 
 
 # --- every path of scripts/bench but the builds and boots, which are faked ------------
