@@ -91,7 +91,7 @@ class Arch:
     qemu_binary: str            # what must be on PATH to boot it ('' for UML)
     firmware: Tuple[str, ...] = ()      # files QEMU loads at boot
     qemu_config: Optional[str] = None   # our own QemuArchParams file, where the tree has none
-    own_config: str = ''                # why ours boots it even where the tree has one (boot.py)
+    own_config: str = ''                # why ours boots it even where the tree has one (arch_plan.boot)
     kmemleak_qemu_config: Optional[str] = None  # --debug: boots /init for the kmemleak scan
     # gcc flags that build the guest programs (scripts/initramfs/*.c) with the
     # tree's nolibc, for this kernel's CPU; None: none built, their suites skip
@@ -100,7 +100,9 @@ class Arch:
     # with the tree's nolibc where nolibc_cflags is None (its kernel carries no
     # vhost program); both None: no --coverage on this arch
     coverage_cflags: Optional[Tuple[str, ...]] = None
-    image: str = 'all'                  # make target of what QEMU boots (kernel_path)
+    # the make target of what kunit.py's default config of kunit_arch boots;
+    # with a qemu_config of ours, its kernel_path decides (boot.own_image)
+    image: str = 'all'
     kconfig: Tuple[str, ...] = ()       # extra kconfig lines for this arch
     slim: Tuple[str, ...] = ()          # cuts on top of scripts/kconfig/slim.config
     # slim.config's cuts of symbols its Kconfig does not offer at all (kunit.py
@@ -229,7 +231,7 @@ def _arm_board(name: str, dtb: str, nics: Tuple[Nic, ...], kconfig: Tuple[str, .
     """A board that boots the arm entry's multi_v7 kernel: its machine and
     console in scripts/qemu_configs/<name>.py, its device tree, its NICs."""
     return Arch(name=name, kunit_arch='arm', cross_compile=_ARM_HF, packages=_ARM_HF_PACKAGES,
-                qemu_binary='qemu-system-arm', qemu_config=f'{name}.py', image='zImage',
+                qemu_binary='qemu-system-arm', qemu_config=f'{name}.py',
                 kernel_of='arm', dtb=dtb, kconfig=kconfig, nics=nics, nic_bus=nic_bus,
                 nic_params=nic_params, toolchain=toolchain, policy=policy)
 
@@ -254,14 +256,14 @@ ARCHES: Tuple[Arch, ...] = (
          policy='x86_64 pc under QEMU 10 (Debian 13): NET_IP_ALIGN 0 (arch override)'),
     Arch(name='powerpc', kunit_arch='powerpc', cross_compile='powerpc64-linux-gnu-',
          packages=_PPC, qemu_binary='qemu-system-ppc64',
-         firmware=('/usr/share/qemu/vof.bin',), qemu_config='powerpc.py', image='vmlinux',
+         firmware=('/usr/share/qemu/vof.bin',), qemu_config='powerpc.py',
          own_config='VOF, not SLOF: SLOF takes 9 of the 10 s a boot takes under TCG',
          default=True, defconfig='ppc64_defconfig', nics=(IBMVETH, E1000, VIRTIO_PCI),
          policy='ppc64 pseries: NET_IP_ALIGN 0 (arch override), 64K pages'),
     Arch(name='powerpc32', kunit_arch='powerpc', cross_compile='powerpc64-linux-gnu-',
          packages=_PPC, qemu_binary='qemu-system-ppc',
          firmware=('/usr/share/qemu/openbios-ppc',),
-         qemu_config='powerpc32.py', image='vmlinux', default=True,
+         qemu_config='powerpc32.py', default=True,
          defconfig='pmac32_defconfig',
          # as tools/testing/selftests/nolibc builds ppc (Debian's cross gcc has
          # no 32-bit libgcc: the program is built without it)
@@ -309,7 +311,7 @@ ARCHES: Tuple[Arch, ...] = (
     # boots m68k's kernel, which runs on virt and on Macs alike (68040)
     Arch(name='m68k-q800', kunit_arch='m68k', cross_compile='m68k-linux-gnu-',
          packages=_cross('gcc-m68k-linux-gnu', 'qemu-system-misc'),
-         qemu_binary='qemu-system-m68k', qemu_config='m68k-q800.py', image='vmlinux',
+         qemu_binary='qemu-system-m68k', qemu_config='m68k-q800.py',
          kernel_of='m68k', nics=(MACSONIC,),
          kconfig=('CONFIG_MAC=y', 'CONFIG_SERIAL_PMACZILOG=y', 'CONFIG_SERIAL_PMACZILOG_TTYS=y',
                   'CONFIG_SERIAL_PMACZILOG_CONSOLE=y'),
@@ -337,14 +339,14 @@ ARCHES: Tuple[Arch, ...] = (
     Arch(name='powerpcle', kunit_arch='powerpc', cross_compile='powerpc64le-linux-gnu-',
          packages=_cross('gcc-powerpc64le-linux-gnu', 'qemu-system-ppc'),
          qemu_binary='qemu-system-ppc64', firmware=('/usr/share/qemu/vof.bin',),
-         qemu_config='powerpcle.py', image='vmlinux',
+         qemu_config='powerpcle.py',
          own_config='VOF, not SLOF (powerpc)',
          policy='ppc64le pseries: NET_IP_ALIGN 0 (arch override), 64K pages'),
     # Strict-alignment CPUs, the ones NET_IP_ALIGN exists for: a misaligned
     # load traps into the kernel's unaligned-access emulation.
     Arch(name='mips', kunit_arch='mips', cross_compile='mips-linux-gnu-',
          packages=_cross('gcc-mips-linux-gnu', 'qemu-system-mips'),
-         qemu_binary='qemu-system-mips', qemu_config='mips.py', kconfig=_PERF, image='vmlinux',
+         qemu_binary='qemu-system-mips', qemu_config='mips.py', kconfig=_PERF,
          nolibc_cflags=('-EB', '-mabi=32'),
          # only four NICs here: on QEMU's malta, slots 0x12-0x15 got an
          # interrupt, the next three IRQ 0 (ne2k-pci, tulip: -EBUSY on open;
@@ -353,20 +355,20 @@ ARCHES: Tuple[Arch, ...] = (
          policy='MIPS32r2 malta: NET_IP_ALIGN 2 (generic), big-endian'),
     Arch(name='mipsel', kunit_arch='mips', cross_compile='mipsel-linux-gnu-',
          packages=_cross('gcc-mipsel-linux-gnu', 'qemu-system-mips'),
-         qemu_binary='qemu-system-mipsel', qemu_config='mipsel.py', kconfig=_PERF, image='vmlinux',
+         qemu_binary='qemu-system-mipsel', qemu_config='mipsel.py', kconfig=_PERF,
          policy='MIPS32r2 malta: NET_IP_ALIGN 2 (generic), little-endian'),
     Arch(name='mips64', kunit_arch='mips', cross_compile='mips64-linux-gnuabi64-',
          packages=_cross('gcc-mips64-linux-gnuabi64', 'qemu-system-mips'),
-         qemu_binary='qemu-system-mips64', qemu_config='mips64.py', kconfig=_PERF, image='vmlinux',
+         qemu_binary='qemu-system-mips64', qemu_config='mips64.py', kconfig=_PERF,
          policy='MIPS64r2 malta: NET_IP_ALIGN 2 (generic), big-endian'),
     Arch(name='mips64el', kunit_arch='mips', cross_compile='mips64el-linux-gnuabi64-',
          packages=_cross('gcc-mips64el-linux-gnuabi64', 'qemu-system-mips'),
-         qemu_binary='qemu-system-mips64el', qemu_config='mips64el.py', kconfig=_PERF, image='vmlinux',
+         qemu_binary='qemu-system-mips64el', qemu_config='mips64el.py', kconfig=_PERF,
          policy='MIPS64r2 malta: NET_IP_ALIGN 2 (generic), little-endian'),
     Arch(name='sparc64', kunit_arch='sparc', cross_compile='sparc64-linux-gnu-',
          packages=_cross('gcc-sparc64-linux-gnu', 'qemu-system-sparc'),
          qemu_binary='qemu-system-sparc64', firmware=('/usr/share/qemu/openbios-sparc64',),
-         qemu_config='sparc64.py', kconfig=_PERF, image='vmlinux',
+         qemu_config='sparc64.py', kconfig=_PERF,
          # sun4u's root bus has only its two Simba bridges; pciA holds the
          # onboard devices and has no free slot, pciB is empty
          nics=(SUNHME, VIRTIO_PCI, E1000, TULIP), nic_qdev_bus='pciB',
@@ -377,7 +379,7 @@ ARCHES: Tuple[Arch, ...] = (
     Arch(name='sparc64-virtio', kunit_arch='sparc', cross_compile='sparc64-linux-gnu-',
          packages=_cross('gcc-sparc64-linux-gnu', 'qemu-system-sparc'),
          qemu_binary='qemu-system-sparc64', firmware=('/usr/share/qemu/openbios-sparc64',),
-         qemu_config='sparc64.py', kconfig=_PERF, image='vmlinux', kernel_of='sparc64',
+         qemu_config='sparc64.py', kconfig=_PERF, kernel_of='sparc64',
          nics=(SUNHME, VIRTIO_PCI_SMALL, VIRTIO_PCI_LEGACY, VIRTIO_PCI_LEGACY_SMALL),
          nic_qdev_bus='pciB',
          policy='UltraSPARC sun4u: NET_IP_ALIGN 2 (generic); virtio_net small, legacy '
@@ -385,7 +387,7 @@ ARCHES: Tuple[Arch, ...] = (
     Arch(name='parisc', kunit_arch='parisc', cross_compile='hppa-linux-gnu-',
          packages=_cross('gcc-hppa-linux-gnu', 'qemu-system-misc'),
          qemu_binary='qemu-system-hppa', firmware=('/usr/share/qemu/hppa-firmware.img',),
-         qemu_config='parisc.py', image='vmlinux',
+         qemu_config='parisc.py',
          # on the Dino PCI bus.  No e100: its command blocks, one coherent
          # allocation of 256 x ~560 bytes, exceed the 32 pages PCX-L's DMA
          # maps at once: open() panics in pcxl_alloc_range(), "Too many pages
@@ -397,19 +399,19 @@ ARCHES: Tuple[Arch, ...] = (
     # The other byte order and word size of two arches above.
     Arch(name='armeb', kunit_arch='arm', cross_compile='arm-linux-gnueabi-',
          packages=_cross('gcc-arm-linux-gnueabi', 'qemu-system-arm'),
-         qemu_binary='qemu-system-arm', qemu_config='armeb.py', image='zImage',
+         qemu_binary='qemu-system-arm', qemu_config='armeb.py',
          not_built_by=(('7.3', 'big-endian ARM is deprecated there: CPU_BIG_ENDIAN '
                                'depends on ARCH_MULTI_V5 || BROKEN (arch/arm/mm/Kconfig)'),),
          policy='ARMv7 virt, big-endian (BE8): NET_IP_ALIGN 2 (generic)'),
     Arch(name='riscv32', kunit_arch='riscv', cross_compile='riscv64-linux-gnu-',
          packages=_cross('gcc-riscv64-linux-gnu', 'qemu-system-misc'),
-         qemu_binary='qemu-system-riscv32', qemu_config='riscv32.py', image='Image',
+         qemu_binary='qemu-system-riscv32', qemu_config='riscv32.py',
          own_config='M-mode: Debian 12 has no rv32 OpenSBI for the tree\'s S-mode kernel',
          policy='rv32 virt, M-mode without MMU: NET_IP_ALIGN 2 (generic)'),
     # An ARM CPU that traps on misaligned loads, with PCI.
     Arch(name='armv5', kunit_arch='arm', cross_compile='arm-linux-gnueabi-',
          packages=_cross('gcc-arm-linux-gnueabi', 'qemu-system-arm'),
-         qemu_binary='qemu-system-arm', qemu_config='armv5.py', image='zImage',
+         qemu_binary='qemu-system-arm', qemu_config='armv5.py',
          dtb='versatile-pb.dtb', kconfig=_PERF,
          slim_absent=('# CONFIG_HIBERNATION is not set', '# CONFIG_SECRETMEM is not set'),
          # no virtio_net: on versatilepb (QEMU 7.2, 6.12) the frames it sent
@@ -423,7 +425,7 @@ ARCHES: Tuple[Arch, ...] = (
     # DHCP answer reached Linux's fec on it), one NIC looped back
     Arch(name='armv5-imx25', kunit_arch='arm', cross_compile='arm-linux-gnueabi-',
          packages=_cross('gcc-arm-linux-gnueabi', 'qemu-system-arm'),
-         qemu_binary='qemu-system-arm', qemu_config='armv5-imx25.py', image='zImage',
+         qemu_binary='qemu-system-arm', qemu_config='armv5-imx25.py',
          kernel_of='armv5', dtb='imx25-pdk.dtb',
          kconfig=('CONFIG_ARCH_MXC=y', 'CONFIG_SOC_IMX25=y', 'CONFIG_SERIAL_IMX=y',
                   'CONFIG_SERIAL_IMX_CONSOLE=y',
@@ -472,7 +474,7 @@ ARCHES: Tuple[Arch, ...] = (
     Arch(name='loongarch64', kunit_arch='loongarch', cross_compile='loongarch64-linux-gnu-',
          packages=_cross('gcc-loongarch64-linux-gnu', 'qemu-system-misc'),
          qemu_binary='qemu-system-loongarch64', qemu_config='loongarch64.py',
-         kconfig=_PERF, image='vmlinux.elf', toolchain='debian-13',
+         kconfig=_PERF, toolchain='debian-13',
          nics=(E1000E, E1000, RTL8139_CP, TULIP, VIRTIO_PCI), nic_bus=_ECAM,
          policy='LoongArch64 virt (la464): NET_IP_ALIGN 2 (generic), 16K pages'),
 )

@@ -9,12 +9,13 @@ Ours goes through ccache in every scenario here, the first builds too, so
 that warm has something to read; run-kunit compiles a first build without
 it (build_env.py), so its own first run costs less than cold here.
 Plain kunit.py is the tree's own `kunit.py run` with our kunitconfig, no
-ccache, no slim layer, the tree's own QEMU config where it has one for the
-arch (ppc32 and ppc64le use ours: 6.12 has none).  Every run of ours must
-give the results plain kunit.py gives (the same cases with the same
-statuses, the same policy facts), or the bench fails: a faster build that
-tests something else is no speed-up.  It is a benchmark, not a test: CI does
-not run it.
+ccache, no slim layer, booting the QEMU config the arch's plan boots
+(arch_plan.py: the tree's own where it has one and Debian's QEMU boots
+it, else ours).  Both are run and judged as run-kunit runs and judges an
+arch (arch_verdict.py): every run of ours must give the results plain
+kunit.py gives (the same cases with the same statuses, the same policy
+facts), or the bench fails: a faster build that tests something else is
+no speed-up.  It is a benchmark, not a test: CI does not run it.
 """
 
 from __future__ import annotations
@@ -30,16 +31,15 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .kernels import DEFAULT, Kernel
-from . import arches, deps, kernels, ktap_log, series, tree
+from . import arches, deps, kernels, series, tree
+from .arch_plan import KUNIT_PY, ArchPlan, RunSettings, plan
+from .arch_verdict import judge_run, judging, run_and_judge
 from .cache import Cache
 from .cli import run_main
-from .declared import expected_suites, run_suites, suite_glob
+from .declared import expected_suites, suite_glob
 from .exitcodes import Exit, HarnessError
-from .arch_plan import RunSettings
-from .kunit_driver import load_kunit_parser, run_arch, write_kunit_json
 from .paths import KUNITCONFIG, TESTS_DIR
 from .results import ArchRun, Verdict
-from .verdict import judge
 
 SCENARIOS = ('cold', 'warm', 'incremental', 'no-op')
 
@@ -98,40 +98,35 @@ def touch_one_line(src: Path) -> None:
     src.write_text(src.read_text().replace(FACTS_LINE, FACTS_LINE + ' ', 1))
 
 
-def _declared(tests: Path) -> Dict[str, List[str]]:
-    """The suites both runs boot: all but the drivers suite (no NICs here)."""
-    suites = expected_suites(tests)
-    return {s: suites[s] for s in run_suites(suites, False)}
-
-
-def plain_command(arch: arches.Arch, src: Path, build: Path, jobs: int) -> List[str]:
-    """The tree's `kunit.py run` for @arch: its own QEMU config by our arch's
-    name where it has one (7.3's powerpc32.py), else ours, else kunit.py's
-    default config of the kernel arch."""
-    cmd = [sys.executable, str(src / 'tools/testing/kunit/kunit.py'), 'run',
-           f'--build_dir={build}', f'--kunitconfig={KUNITCONFIG}', f'--jobs={jobs}']
-    if (src / f'tools/testing/kunit/qemu_configs/{arch.name}.py').is_file():
-        cmd.append(f'--arch={arch.name}')
-    elif arch.qemu_config_path():
-        cmd.append(f'--qemu_config={arch.qemu_config_path()}')
-    else:
-        cmd.append(f'--arch={arch.kunit_arch}')
-    if arch.cross_compile:
-        cmd.append(f'--cross_compile={arch.cross_compile}')
+def plain_command(p: ArchPlan, src: Path, build: Path, jobs: int) -> List[str]:
+    """The tree's `kunit.py run` for @p's arch, with the QEMU config its plan boots."""
+    cmd = [sys.executable, str(src / KUNIT_PY), 'run', f'--build_dir={build}',
+           f'--kunitconfig={KUNITCONFIG}', f'--jobs={jobs}', p.boot.kunit_arg]
+    if p.arch.cross_compile:
+        cmd.append(f'--cross_compile={p.arch.cross_compile}')
     return cmd
 
 
-def _plain(arch: arches.Arch, src: Path, build: Path, jobs: int) -> float:
+def _plain(p: ArchPlan, src: Path, build: Path, jobs: int) -> float:
     """One `kunit.py run`; a run that does not end in passing tests is an error."""
     build.mkdir(parents=True, exist_ok=True)
-    cmd = plain_command(arch, src, build, jobs)
+    cmd = plain_command(p, src, build, jobs)
     env = {k: v for k, v in os.environ.items() if not k.startswith('CCACHE')}
     start = time.monotonic()
     proc = subprocess.run(cmd, cwd=src, capture_output=True, text=True, env=env, check=False)
     if proc.returncode != 0:
-        raise HarnessError(Exit.INFRA, f'plain kunit.py failed for {arch.name}:\n'
+        raise HarnessError(Exit.INFRA, f'plain kunit.py failed for {p.arch.name}:\n'
                            + (proc.stdout + proc.stderr)[-2000:])
     return time.monotonic() - start
+
+
+def settings(src: Path, cache: Cache, base: tree.Base, kernel: Kernel, tests: Path,
+             jobs: int) -> RunSettings:
+    """How ours builds and boots: as run-kunit does, the suites of @tests but
+    the drivers suite (no NICs here), ccache from the first build on."""
+    return RunSettings(tree=src, cache=cache, base_id=base.base_id, slim_kept=kernel.slim_kept,
+                       filter_glob=suite_glob(expected_suites(tests), False),
+                       jobs=jobs, timeout=300, ccache_first_build=True)
 
 
 def _ours(selected: List[arches.Arch], cache: Cache, base: tree.Base, kernel: Kernel,
@@ -139,19 +134,28 @@ def _ours(selected: List[arches.Arch], cache: Cache, base: tree.Base, kernel: Ke
     """Tree update + build + boot + verdict for every arch, as run-kunit does it."""
     start = time.monotonic()
     prepared = tree.prepare(cache, base, series.layers(kernel, tests), lambda m: None)
-    settings = RunSettings(tree=prepared.path, cache=cache, base_id=base.base_id,
-                           slim_kept=kernel.slim_kept,
-                           filter_glob=suite_glob(expected_suites(tests), False),
-                           jobs=jobs, timeout=300, ccache_first_build=True)
-    ktap_parser = load_kunit_parser(prepared.path / 'tools/testing/kunit')
-    verdicts = []
-    for a in selected:
-        run = run_arch(a, settings, out / a.name, lambda m: None)
-        ktap = ktap_log.read(run.ktap_log, ktap_parser) if run.ktap_log else None
-        verdicts.append(judge(run, _declared(tests), ktap_parser, 300, ktap=ktap))
-        if ktap and run.build_dir:
-            write_kunit_json(prepared.path, ktap, out / a.name / 'kunit.json', a, run.build_dir)
+    s = settings(prepared.path, cache, base, kernel, tests, jobs)
+    j = judging(prepared.path)
+    verdicts = [run_and_judge(a, s, j, out / a.name, lambda m: None) for a in selected]
     return time.monotonic() - start, verdicts
+
+
+def _reference(selected: List[arches.Arch], cache: Cache, base: tree.Base, kernel: Kernel,
+               tests: Path, jobs: int, work: Path) -> Tuple[Dict[str, float], Dict[str, Results]]:
+    """Plain kunit.py, cold then no-op, on the tree prepared once before the
+    clock; the results of its last run of each arch, judged as ours are."""
+    src = tree.prepare(cache, base, series.layers(kernel, tests), print).path
+    s = settings(src, cache, base, kernel, tests, jobs)
+    plans = [plan(a, s) for a in selected]
+    seconds: Dict[str, float] = {}
+    for scenario in ('cold', 'no-op'):
+        print(f'plain kunit.py, {scenario}', flush=True)
+        seconds[scenario] = sum(_plain(p, src, work / 'plain' / p.arch.name, jobs)
+                                for p in plans)
+    j = judging(src)
+    return seconds, {a.name: results(judge_run(
+        ArchRun(arch=a.name, ktap_log=work / 'plain' / a.name / 'test.log',
+                build_dir=work / 'plain' / a.name), a, s, j)) for a in selected}
 
 
 def table(title: str, plain: Dict[str, float], ours: Dict[str, float],
@@ -197,20 +201,9 @@ def _bench(args: argparse.Namespace, selected: List[arches.Arch], kernel: Kernel
     tests = work / 'kunit-tests'
     shutil.copytree(TESTS_DIR, tests)
     ours: Dict[str, float] = {}
-    plain: Dict[str, float] = {}
     notes: List[str] = []
-
     # Tree preparation is the same for both and done once, before the clock.
-    src = tree.prepare(cache, base, series.layers(kernel, tests), print).path
-    print('plain kunit.py, cold', flush=True)
-    plain['cold'] = sum(_plain(a, src, work / 'plain' / a.name, args.jobs) for a in selected)
-    print('plain kunit.py, no-op', flush=True)
-    plain['no-op'] = sum(_plain(a, src, work / 'plain' / a.name, args.jobs) for a in selected)
-    ktap_parser = load_kunit_parser(src / 'tools/testing/kunit')
-    reference = {a.name: results(judge(ArchRun(arch=a.name,
-                                               ktap_log=work / 'plain' / a.name / 'test.log'),
-                                       _declared(tests), ktap_parser, 300))
-                 for a in selected}
+    plain, reference = _reference(selected, cache, base, kernel, tests, args.jobs, work)
     same = True
 
     for scenario in SCENARIOS:

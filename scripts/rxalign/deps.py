@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import subprocess
@@ -12,7 +13,7 @@ from .arches import Arch
 from .exitcodes import Exit, HarnessError
 from .kernels import Kernel
 from .paths import REPO
-from .probes import check as check_probe
+from .probes import Runner, check as check_probe, run_here
 
 # What every run needs, whatever the arch and kernel: the kernel's build deps.
 BASE_PACKAGES = ('make', 'gcc', 'flex', 'bison', 'bc', 'libelf-dev',
@@ -96,24 +97,43 @@ def ensure_packages(packages: Iterable[str], log: Callable[[str], None]) -> None
                            'and run apt-get update')
 
 
-def check_arch_tools(arch: Arch) -> None:
-    """Fail before the build, never after it, when the arch cannot boot here."""
-    pkgs = ' '.join(arch.packages)
+@dataclasses.dataclass(frozen=True)
+class Place:
+    """Where an arch's compiler, QEMU and firmware are looked for: this
+    machine, or a Debian root (toolchains.py), and what to do when one of
+    them is not there."""
+    # on the machine, looked up when called (tests replace shutil.which)
+    which: Callable[[str], Optional[str]] = lambda binary: shutil.which(binary)
+    exists: Callable[[str], bool] = lambda path: os.path.exists(path)
+    run: Runner = lambda cmd: run_here(cmd)  # runs the compiler on a probe
+    tmp: Optional[Path] = None              # a directory seen alike inside and out
+    where: str = ''                         # ' in the Debian 13 root ...': after "not found"
+    # what to do, given the arch's packages
+    fix: Callable[[str], str] = lambda pkgs: f'apt-get install {pkgs}'
+
+
+MACHINE = Place()
+
+
+def check_arch_tools(arch: Arch, place: Place = MACHINE) -> None:
+    """Fail before the build, never after it, when the arch cannot boot here:
+    its compiler, its QEMU and the firmware files the QEMU loads (the arch
+    table's `firmware`), and the probes of the compiler."""
+    fix = place.fix(' '.join(arch.packages))
     gcc = f'{arch.cross_compile}gcc'
-    if not shutil.which(gcc):
-        raise HarnessError(Exit.ENVIRONMENT, f'{arch.name}: compiler {gcc} not found; '
-                           f'apt-get install {pkgs}')
-    if arch.qemu_binary and not shutil.which(arch.qemu_binary):
-        raise HarnessError(Exit.ENVIRONMENT, f'{arch.name}: {arch.qemu_binary} not found; '
-                           f'apt-get install {pkgs}')
+    for what, binary in (('compiler ', gcc), ('', arch.qemu_binary)):
+        if binary and not place.which(binary):
+            raise HarnessError(Exit.ENVIRONMENT, f'{arch.name}: {what}{binary} not found'
+                               f'{place.where}; {fix}')
     for fw in arch.firmware:
-        if not os.path.exists(fw):
+        if not place.exists(fw):
             raise HarnessError(Exit.ENVIRONMENT, f'{arch.name}: QEMU firmware {fw} is '
-                               f'missing; apt-get install {pkgs}')
+                               f'missing{place.where}; {fix}')
     for probe in arch.probes:
-        bug = check_probe(probe, arch.cross_compile)
+        bug = check_probe(probe, arch.cross_compile, place.run, place.tmp)
         if bug:
-            raise HarnessError(Exit.ENVIRONMENT, f'{arch.name}: {bug}')
+            raise HarnessError(Exit.ENVIRONMENT, f'{arch.name}: {bug}'
+                               + (f' ({place.where.strip()})' if place.where else ''))
 
 
 def arch_problem(arch: Arch, log: Callable[[str], None]) -> Optional[HarnessError]:

@@ -14,11 +14,8 @@ import inspect
 import io
 import json
 import os
-import re
-import shlex
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -26,126 +23,20 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
-from .arch_plan import ArchPlan, RunSettings, plan
+from .arch_plan import KUNIT_GRACE, KUNIT_PY, ArchPlan, RunSettings, plan
 from .arches import Arch
-from .cache import Cache, Lock
+from .cache import Lock
 from .console import RESULT as RESULT_LINE, PANIC as PANIC_LINE, TIMESTAMP
 from .fmt import seconds as fmt_seconds
 from .live import SuiteProgress
-from .kconfig import defined_here, kernel_kconfig, tree_symbols
 from .initramfs import BUSYBOX, GuestBuildError, kconfig as initramfs_kconfig
 from .paths import KMEMLEAK_INIT
 from .procs import bounded, group_members
 from .ktap_log import KtapLog
 from .results import ArchRun
-from .build_env import build_env
-from .toolchains import Toolchain, env_for
 
 Progress = Callable[[str], None]
 
-
-
-TCG_ONLY = """#!{python}
-# Written by rx-align: {real} in TCG only.  kunit.py of newer trees (7.3)
-# asks for "-accel kvm -accel hvf -accel tcg"; where /dev/kvm exists but
-# nested KVM hangs, the guest then never prints.  The same arguments
-# without the kvm and hvf accelerators.
-import os
-import sys
-
-args = sys.argv[1:]
-keep = [a for i, a in enumerate(args)
-        if not (a == '-accel' and i + 1 < len(args) and args[i + 1].split(',')[0] in ('kvm', 'hvf'))
-        and not (i > 0 and args[i - 1] == '-accel' and a.split(',')[0] in ('kvm', 'hvf'))]
-os.execv({real!r}, [{real!r}] + keep)
-"""
-
-
-def tcg_only(arch: Arch, cache: Cache, env: Dict[str, str],
-             toolchain: Optional[Toolchain] = None) -> None:
-    """Put a wrapper for the arch's QEMU first on @env's PATH that keeps it in TCG
-    (the QEMU of @toolchain's root, where it has one: the wrapper runs in there)."""
-    root = toolchain.root if toolchain else None
-    if not arch.qemu_binary:
-        return
-    real = (root.which(arch.qemu_binary) if root
-            else shutil.which(arch.qemu_binary, path=env.get('PATH')))
-    if not real:
-        return
-    wrappers = cache.root / 'tcg-only' / (toolchain.build_suffix if toolchain else '')
-    wrappers.mkdir(parents=True, exist_ok=True)
-    wrapper = wrappers / arch.qemu_binary
-    text = TCG_ONLY.format(python=sys.executable, real=real)
-    if not wrapper.is_file() or wrapper.read_text() != text:
-        tmp = wrapper.with_suffix('.tmp')
-        tmp.write_text(text)
-        tmp.chmod(0o755)
-        os.replace(tmp, wrapper)
-    env['PATH'] = f'{wrappers}:{env.get("PATH", "")}'
-
-
-def kunit_args(p: ArchPlan, s: RunSettings, booting: bool) -> List[str]:
-    """Arguments every kunit.py subcommand gets, so config and build agree:
-    config as the entry that builds the kernel, exec as the one that boots it."""
-    arch = p.arch if booting else p.builder
-    args = [f'--build_dir={p.build_dir}']
-    args += [f'--kunitconfig={k}' for k in p.kunitconfigs(s.profile.fragments(), s.slim_kept,
-                                                           booting)]
-    args.append((p.boot if booting else p.configure).kunit_arg)
-    if arch.cross_compile:
-        args.append(f'--cross_compile={arch.cross_compile}')
-    args += [f'--make_options={o}' for o in make_options(arch)]
-    return args
-
-
-def make_options(arch: Arch) -> List[str]:
-    """What make gets besides ARCH and O: the compilers, through ccache."""
-    if not shutil.which('ccache'):
-        return []
-    return [f'CC=ccache {arch.cross_compile}gcc', 'HOSTCC=ccache gcc']
-
-
-# The drivers suite takes over the NICs it is given (module parameter), by MAC
-# address: their interface names follow the drivers' probe order.
-MODULE = 'rx_align_drivers_kunit'    # the drivers suite's module: its parameters
-NICS_PARAM = f'{MODULE}.nics'
-# The helpers print a passing frame's rx_align_frame: line only when asked: the
-# reports tabulate every frame, a plain kunit.py run shows the failing ones.
-FRAME_LINES_ARG = '--kernel_args=rx_align_kunit_helpers.frame_lines=1'
-
-
-def free_udp_port() -> int:
-    """A UDP port on 127.0.0.1 nobody holds now: a lone NIC's loop (arches)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(('127.0.0.1', 0))
-        return int(s.getsockname()[1])
-
-
-def nic_exec_args(arch: Arch) -> List[str]:
-    """kunit.py exec: the arch's NICs on one hub, and how many the suite must find."""
-    port = free_udp_port() if len(arch.nics) == 1 else 0
-    return [f'--qemu_args={shlex.join(arch.nic_qemu_args(port))}',
-            f'--kernel_args={NICS_PARAM}={",".join(arch.nic_macs())}',
-            *(f'--kernel_args={a}' for a in arch.bystander_kernel_args()),
-            *(f'--kernel_args={MODULE}.{p}' for p in arch.nic_params)]
-
-
-def dtb_args(arch: Arch, build_dir: Path) -> List[str]:
-    """kunit.py exec: the board's device tree, from the build (`make dtbs`
-    puts it under a vendor directory since 6.5, flat before)."""
-    if not arch.dtb:
-        return []
-    found = sorted(build_dir.glob(f'arch/*/boot/dts/**/{arch.dtb}'))
-    # a missing one is left to QEMU, whose error names the file
-    path = found[0] if found else build_dir / 'arch' / arch.kunit_arch / 'boot/dts' / arch.dtb
-    return [f'--qemu_args=-dtb {shlex.quote(str(path))}']
-
-
-def panic_args(arch: Arch) -> List[str]:
-    """A panic ends the guest at once: the kernel reboots (panic=-1) and kunit.py's
-    QEMU, started with -no-reboot, exits. UML has no QEMU to exit; the console
-    watch stops it."""
-    return ['--kernel_args=panic=-1'] if arch.qemu_binary else []
 
 
 # Every parse of a console log is bounded: kunit_parser loops forever, growing,
@@ -228,18 +119,6 @@ def build_stamp(tree: Path, config: str) -> str:
     return hashlib.sha256(f'{config} {content or "not a git tree"}'.encode()).hexdigest()
 
 
-def kunit_make(p: ArchPlan, s: RunSettings) -> List[str]:
-    """The make `kunit.py build` runs (kunit_kernel.py), for the one image QEMU
-    boots: `all compile_commands.json` builds every boot wrapper of the arch
-    (ppc32 links and gzips four zImages nobody boots) and an editor index."""
-    arch = p.builder
-    cmd = ['make', *p.make_targets, f'ARCH={arch.kunit_arch}', f'O={p.build_dir}',
-           f'--jobs={s.jobs}', *make_options(arch)]
-    if arch.cross_compile:
-        cmd.append(f'CROSS_COMPILE={arch.cross_compile}')
-    return cmd
-
-
 def config_lost(tree: Path, build_dir: Path) -> List[str]:
     """The check `kunit.py build` makes after its olddefconfig
     (kunit_kernel.validate_config), with kunit.py's own kconfig parser: the
@@ -253,10 +132,6 @@ def config_lost(tree: Path, build_dir: Path) -> List[str]:
         return []
     lost: List[str] = sorted(str(e) for e in set(want.as_entries()) - set(have.as_entries()))
     return lost
-
-
-def _kernel_built(build_dir: Path) -> bool:
-    return (build_dir / 'vmlinux').is_file() or (build_dir / 'linux').is_file()
 
 
 def _run(cmd: List[str], log: Path, env: Dict[str, str], cwd: Path,
@@ -298,7 +173,6 @@ def _run(cmd: List[str], log: Path, env: Dict[str, str], cwd: Path,
 
 
 POLL = 0.5          # seconds between two looks at the console
-KUNIT_GRACE = 30    # kunit.py's own --timeout is later than ours: ours decides
 PANIC_GRACE = 5.0   # after "Kernel panic", time for the rest of the message
 STOP_GRACE = 10.0   # for kunit.py to write test.log once its guest is gone
 
@@ -321,6 +195,7 @@ class ConsoleWatch:
         self.deadline = self.last_output + limit if limit else None
         self.panic_at: Optional[float] = None
         self.stopped = ''                    # 'panic', 'idle' or 'timeout', once poll() said stop
+        self.killed = False                  # the outer limit killed it all (_run)
         self._partial = ''
 
     def read(self) -> None:
@@ -382,125 +257,174 @@ class Phase:
     limit: Optional[float] = None   # seconds before it is stopped
 
 
+@dataclasses.dataclass(frozen=True)
+class Stamps:
+    """What the last good build of a build dir was made of (config_stamp,
+    build_stamp), and the files that keep it."""
+    config: str
+    build: str
+    config_file: Path
+    build_file: Path
+
+    def matches(self, build: bool) -> bool:
+        f, want = (self.build_file, self.build) if build else (self.config_file, self.config)
+        return f.is_file() and f.read_text() == want
+
+
+def phases(p: ArchPlan, s: RunSettings, initramfs: List[str], build_log: Path,
+           exec_log: Path) -> Tuple[Phase, Phase, Phase]:
+    """kunit.py config, make and kunit.py exec, as @p says; the --kconfig_add
+    lines of the plan and of the initramfs (initramfs.kconfig, built by now)."""
+    kunit = [sys.executable, str(s.tree / KUNIT_PY)]
+    adds = [f'--kconfig_add={line}' for line in (*p.kconfig_add, *initramfs)]
+    return (Phase('config', 'configuring', [*kunit, 'config', *p.config_args, *adds],
+                  build_log),
+            Phase('build', 'building', list(p.make_command), build_log),
+            Phase('run', 'booting and running',
+                  [*kunit, 'exec', *p.exec_args, *adds, *p.exec_tail], exec_log,
+                  s.timeout + KUNIT_GRACE + 90.0))
+
+
+def stamps(p: ArchPlan, s: RunSettings, configure: Phase, build: Phase) -> Stamps:
+    config = config_stamp(p, s, [configure.cmd, [a for a in build.cmd
+                                             if not a.startswith('--jobs=')]])
+    return Stamps(config, build_stamp(s.tree, config), p.build_dir / CONFIG_STAMP,
+                  p.build_dir / STAMP)
+
+
+def to_run(all_phases: Tuple[Phase, Phase, Phase], st: Stamps, built: bool, result: ArchRun,
+           progress: Progress) -> List[Phase]:
+    """kunit.py config writes .config (olddefconfig, then its check that every
+    kunitconfig line survived); the build is the make kunit.py build would
+    run after its own olddefconfig, which repeats kunit.py config's (7 s of
+    $(cc-option) probes per arch).  make re-syncs .config itself when a
+    Kconfig file changed, so config_lost() repeats kunit.py's check after it.
+    Two stamps skip work: the config inputs unchanged since the last good
+    build -> no kunit.py config; the tree unchanged too -> no make either
+    (make alone costs 10-30 s here with nothing to do), boot what is there."""
+    configure, build, boot = all_phases
+    assert result.build_log
+    if built and st.matches(build=True):
+        progress('build up to date (same tree, config and compiler): not rebuilt')
+        result.build_log.write_text(
+            f'build stamp {st.build} matches {st.build_file}: the tree, the config '
+            'inputs and the compiler are those of the last good build, so '
+            'kunit.py config and make were not run\n')
+        result.seconds.update(config=0.0, build=0.0)
+        result.reused = True
+        return [boot]
+    if built and st.matches(build=False):
+        result.build_log.write_text(f'config stamp {st.config} matches {st.config_file}: only '
+                                    'the tree changed, so kunit.py config was not run\n')
+        result.seconds['config'] = 0.0
+        return [build, boot]
+    st.config_file.unlink(missing_ok=True)
+    return [configure, build, boot]
+
+
+def left_out(p: ArchPlan, build_log: Path, progress: Progress) -> None:
+    """build.log names the lines of ours this tree and arch cannot have."""
+    with open(build_log, 'a', encoding='utf-8') as out:
+        if p.kconfig_gone:
+            out.write('left out of --kconfig_add, no Kconfig file of this tree defines their '
+                      f'symbols: {", ".join(p.kconfig_gone)}\n')
+        if p.lacks:
+            progress(f'without {", ".join(p.lacks)}: arch/{p.arch.srcarch} does not offer it')
+            out.write(f'left out of --kunitconfig, arch/{p.arch.srcarch}/Kconfig selects no '
+                      f'capability they need: {", ".join(p.lacks)}\n')
+
+
 def run_arch(arch: Arch, s: RunSettings, out_dir: Path, progress: Progress) -> ArchRun:
+    """Configure, build and boot @arch as its plan says (the stamps skip what
+    is done already): what happened, for the verdict."""
     out_dir.mkdir(parents=True, exist_ok=True)
     p = plan(arch, s)           # config and build as its builder, boot as this entry
-    build_dir = p.build_dir
-    build_dir.mkdir(parents=True, exist_ok=True)
-    kunit = [sys.executable, str(s.tree / 'tools/testing/kunit/kunit.py')]
-    built = _kernel_built(build_dir)
-    env = env_for(p.toolchain, build_env(s.cache,
-                                         first_build=not built and not s.ccache_first_build))
-    tcg_only(arch, s.cache, env, p.toolchain)
+    env = p.env
     build_log = out_dir / 'build.log'
     build_log.write_text('')
     result = ArchRun(arch=arch.name, build_log=build_log, kmemleak=p.kmemleak,
-                     build_dir=build_dir)
-
+                     build_dir=p.build_dir)
     try:
         initramfs = initramfs_kconfig(p, s.tree, env, build_log)
     except GuestBuildError as e:
         progress(f'guest program: {e}')
         result.phase_failed = 'config'
         return result
-    lines, gone = defined_here(kernel_kconfig(arch, s.profile), tree_symbols(s.tree))
-    adds = [f'--kconfig_add={line}' for line in (*lines, *initramfs)]
-    configure = Phase('config', 'configuring',
-                      [*kunit, 'config', *kunit_args(p, s, booting=False), *adds], build_log)
-    build = Phase('build', 'building', kunit_make(p, s), build_log)
-    boot = Phase('run', 'booting and running',
-                 [*kunit, 'exec', *kunit_args(p, s, booting=True), *adds,
-                  f'--timeout={s.timeout + KUNIT_GRACE}', '--raw_output=all', FRAME_LINES_ARG,
-                  *panic_args(arch),
-                  *(nic_exec_args(arch) if s.drivers else []),
-                  *([s.filter_glob] if s.filter_glob else [])],
-                 out_dir / 'kunit-exec.log', s.timeout + KUNIT_GRACE + 90.0)
-    phases = [configure, build, boot]
-    # kunit.py config writes .config (olddefconfig, then its check that every
-    # kunitconfig line survived); the build is the make kunit.py build would
-    # run after its own olddefconfig, which repeats kunit.py config's (7 s of
-    # $(cc-option) probes per arch).  make re-syncs .config itself when a
-    # Kconfig file changed, so config_lost() repeats kunit.py's check after it.
-    # Two stamps skip work: the config inputs unchanged since the last good
-    # build -> no kunit.py config; the tree unchanged too -> no make either
-    # (make alone costs 10-30 s here with nothing to do), boot what is there.
-    stamp_file, config_file = build_dir / STAMP, build_dir / CONFIG_STAMP
-    config = config_stamp(p, s, [configure.cmd, [a for a in build.cmd
-                                             if not a.startswith('--jobs=')]])
-    stamp = build_stamp(s.tree, config)
-    if built and stamp_file.is_file() and stamp_file.read_text() == stamp:
-        progress('build up to date (same tree, config and compiler): not rebuilt')
-        build_log.write_text(f'build stamp {stamp} matches {stamp_file}: the tree, the config '
-                             'inputs and the compiler are those of the last good build, so '
-                             'kunit.py config and make were not run\n')
-        result.seconds.update(config=0.0, build=0.0)
-        result.reused = True
-        phases = [boot]
-    elif built and config_file.is_file() and config_file.read_text() == config:
-        build_log.write_text(f'config stamp {config} matches {config_file}: only the tree '
-                             'changed, so kunit.py config was not run\n')
-        result.seconds['config'] = 0.0
-        phases = [build, boot]
-    else:
-        config_file.unlink(missing_ok=True)
-    if gone:
-        with open(build_log, 'a', encoding='utf-8') as out:
-            out.write('left out of --kconfig_add, no Kconfig file of this tree defines their '
-                      f'symbols: {", ".join(gone)}\n')
-    if p.lacks:
-        progress(f'without {", ".join(p.lacks)}: arch/{arch.srcarch} does not offer it')
-        with open(build_log, 'a', encoding='utf-8') as out:
-            out.write(f'left out of --kunitconfig, arch/{arch.srcarch}/Kconfig selects no '
-                      f'capability they need: {", ".join(p.lacks)}\n')
-    if phases[0] is not boot:
+    steps = phases(p, s, initramfs, build_log, out_dir / 'kunit-exec.log')
+    st = stamps(p, s, steps[0], steps[1])
+    todo = to_run(steps, st, p.built, result, progress)
+    left_out(p, build_log, progress)
+    if todo[0] is not steps[2]:
         # a build that fails or is cut short leaves no stamp to trust
-        stamp_file.unlink(missing_ok=True)
-    for phase in phases:
-        name, verb, cmd, log = phase.name, phase.verb, phase.cmd, phase.log
-        progress(f'{verb}...')
-        if phase is boot:
-            log.write_text('')
-            (build_dir / 'test.log').unlink(missing_ok=True)
-            cmd = [*cmd, *dtb_args(arch, build_dir)]     # built by now
-        start = time.monotonic()
-        watch = (ConsoleWatch(log, s.idle_timeout, SuiteProgress(progress).feed, s.timeout)
-                 if phase is boot else None)
-        rc, killed = _run(p.toolchain.command(cmd, s.tree), log,
-                          dict(env, PYTHONUNBUFFERED='1') if watch else env,
-                          s.tree, phase.limit, watch, s.lock)
+        st.build_file.unlink(missing_ok=True)
+    for phase in todo:
+        rc, watch = run_phase(phase, p, s, env, result, progress)
         if watch:
-            watch.read()                     # what came after the last look: the last suites
-        result.seconds[name] = round(time.monotonic() - start, 1)
-        progress(f'{verb} done in {fmt_seconds(result.seconds[name])}'
-                 + ('' if rc == 0 or phase is boot else f' (failed, see {log})'))
-        if phase is boot:
-            ktap = build_dir / 'test.log'
-            if ktap.exists():
-                shutil.copyfile(ktap, out_dir / 'ktap.log')
-                result.ktap_log = out_dir / 'ktap.log'
-            # from the process: our --timeout, or the outer limit that kills it all
-            result.timed_out = killed or bool(watch and watch.stopped == 'timeout')
-            if watch and watch.stopped == 'idle':
-                result.hung = int(watch.idle)
+            booted(result, watch, out_dir)
             break
         if rc != 0:
-            result.phase_failed = name
-            if phase is configure:
+            result.phase_failed = phase.name
+            if phase is steps[0]:
                 return result       # its .config, if any, is an earlier build's
             break
-        lost = config_lost(s.tree, build_dir) if phase is build else []
-        if lost:
-            with open(build_log, 'a', encoding='utf-8') as out:
-                out.write('Not all Kconfig options selected in kunitconfig were in the '
-                          'generated .config.\nMissing: ' + ', '.join(lost) + '\n')
-            config_file.unlink(missing_ok=True)
-            result.phase_failed = 'config'
+        if phase is steps[1] and not built_whole(p, s, st, result):
             break
-        if phase is build:
-            stamp_file.write_text(stamp)
-            config_file.write_text(config)
     keep_config(result, out_dir)
     return result
+
+
+def run_phase(phase: Phase, p: ArchPlan, s: RunSettings, env: Dict[str, str],
+              result: ArchRun, progress: Progress) -> Tuple[int, Optional['ConsoleWatch']]:
+    """One phase, timed; a boot with its console watched (the watch, which
+    says how it ended)."""
+    progress(f'{phase.verb}...')
+    boot = phase.name == 'run'
+    if boot:
+        phase.log.write_text('')
+        (p.build_dir / 'test.log').unlink(missing_ok=True)
+    start = time.monotonic()
+    watch = (ConsoleWatch(phase.log, s.idle_timeout, SuiteProgress(progress).feed, s.timeout)
+             if boot else None)
+    rc, killed = _run(p.toolchain.command(phase.cmd, s.tree), phase.log,
+                      dict(env, PYTHONUNBUFFERED='1') if watch else env,
+                      s.tree, phase.limit, watch, s.lock)
+    if watch:
+        watch.read()                     # what came after the last look: the last suites
+        watch.killed = killed
+    result.seconds[phase.name] = round(time.monotonic() - start, 1)
+    progress(f'{phase.verb} done in {fmt_seconds(result.seconds[phase.name])}'
+             + ('' if rc == 0 or boot else f' (failed, see {phase.log})'))
+    return rc, watch
+
+
+def booted(result: ArchRun, watch: 'ConsoleWatch', out_dir: Path) -> None:
+    """The console kunit.py kept, and how the boot ended."""
+    assert result.build_dir
+    ktap = result.build_dir / 'test.log'
+    if ktap.exists():
+        shutil.copyfile(ktap, out_dir / 'ktap.log')
+        result.ktap_log = out_dir / 'ktap.log'
+    # from the process: our --timeout, or the outer limit that kills it all
+    result.timed_out = watch.killed or watch.stopped == 'timeout'
+    if watch.stopped == 'idle':
+        result.hung = int(watch.idle)
+
+
+def built_whole(p: ArchPlan, s: RunSettings, st: Stamps, result: ArchRun) -> bool:
+    """After make: kunit.py's check that .config kept every kunitconfig line;
+    the stamps of a good build."""
+    lost = config_lost(s.tree, p.build_dir)
+    if lost:
+        assert result.build_log
+        with open(result.build_log, 'a', encoding='utf-8') as out:
+            out.write('Not all Kconfig options selected in kunitconfig were in the '
+                      'generated .config.\nMissing: ' + ', '.join(lost) + '\n')
+        st.config_file.unlink(missing_ok=True)
+        result.phase_failed = 'config'
+        return False
+    st.build_file.write_text(st.build)
+    st.config_file.write_text(st.config)
+    return True
 
 
 def keep_config(result: ArchRun, out_dir: Path) -> None:

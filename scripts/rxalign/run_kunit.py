@@ -7,7 +7,6 @@ import dataclasses
 import datetime
 import hashlib
 import json
-import re
 import os
 import secrets
 import shlex
@@ -19,20 +18,17 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import (arches, baseline, checkout, coverage, deps, fmt, gcov_profile, kernels, known_failures,
-               ktap_log, outdir, patches, report, series, site_coverage, tables, toolchains,
-               tree)
+               outdir, patches, report, series, tables, toolchains, tree)
 from .cache import Cache, Lock, default_root
 from .cli import SIGNALS, deferred, interruptible, run_main
-from .declared import (declared_cases, expected_suites, module_functions, read_config,
-                       run_suites, suite_glob)
+from .declared import declared_cases, expected_suites, suite_glob
 from .exitcodes import Exit, HarnessError, epilog
 from .fmt import seconds as fmt_seconds
 from .arch_plan import RunSettings
-from .kunit_driver import load_kunit_parser, run_arch, write_kunit_json
+from .arch_verdict import judging, run_and_judge
 from .kconfig import Profile
 from .paths import SERIES_DIR, TESTS_DIR
-from .results import ArchRun, ArchStatus, Problem, ProblemKind, Results, RunMeta, Verdict
-from .verdict import judge
+from .results import ArchStatus, Problem, ProblemKind, Results, RunMeta, Verdict
 
 PROG = 'run-kunit'
 RESULTS = Path('kunit-results')
@@ -436,11 +432,7 @@ def run_arches(plan: Plan, problems: Dict[str, HarnessError], settings: RunSetti
     that finished are kept and the rest marked infra, with why; once one
     finished, nothing removes the staging directory."""
     partial = staging.path
-    parser = load_kunit_parser(settings.tree / 'tools/testing/kunit')
-    # What the kernel under test was built from, even if kunit-tests/
-    # changes while the run goes on.
-    built_tests = settings.tree / tree.TESTS_DEST
-    ours = module_functions(built_tests)
+    j = judging(settings.tree)
     verdicts: List[Verdict] = []
     try:
         for i, a in enumerate(plan.arches, 1):
@@ -451,22 +443,10 @@ def run_arches(plan: Plan, problems: Dict[str, HarnessError], settings: RunSetti
                     v = Verdict(arch=a.name, problems=[Problem(ProblemKind.UNRUNNABLE,
                                                                problems[a.name].message)])
                 else:
-                    result = run_arch(a, settings, partial / a.name, show)
-                    config = (read_config(result.config)
-                              if result.config and result.config.is_file() else None)
                     # the results directory is renamed into place at the end:
                     # the verdict names the logs where they will be
-                    suites = expected_suites(built_tests, config)
-                    declared = {s: suites[s] for s in run_suites(suites, settings.drivers)}
-                    # parsed once: the verdict and kunit.json read the one tree
-                    ktap = ktap_log.read(result.ktap_log, parser) if result.ktap_log else None
-                    v = judge(result, declared, parser,
-                              settings.timeout, ours, logs_in=plan.out / a.name, ktap=ktap)
-                    if ktap and result.build_dir:
-                        write_kunit_json(settings.tree, ktap, partial / a.name / 'kunit.json',
-                                         a, result.build_dir)
-                    if settings.profile.coverage:
-                        read_coverage(a, settings, result, v, partial / a.name / 'coverage')
+                    v = run_and_judge(a, settings, j, partial / a.name, show,
+                                      logs_in=plan.out / a.name)
             v.toolchain = settings.toolchain(a).describe(a)
             show(f'toolchain {v.toolchain}')
             known_failures.apply(v, plan.known)
@@ -483,24 +463,6 @@ def run_arches(plan: Plan, problems: Dict[str, HarnessError], settings: RunSetti
             ProblemKind.NO_RESULTS, f'{a.name}: {interrupted}: no complete results')])
             for a in plan.arches if a.name not in done], interrupted
     return verdicts, ''
-
-
-def read_coverage(a: arches.Arch, settings: RunSettings, result: ArchRun, v: Verdict,
-                  out: Path) -> None:
-    """--coverage: the counters /init printed, read by gcov into @out, each file's
-    summary in @v; a dump missing, cut short or garbled is a problem of @v."""
-    if not result.ktap_log or not result.build_dir or result.phase_failed:
-        return      # no boot: its problem says so already
-    try:
-        lines = result.ktap_log.read_text(errors='replace').splitlines()
-        files = coverage.collect(lines, a, settings.toolchain(a), result.build_dir,
-                                 settings.tree, out)
-    except coverage.CoverageError as e:
-        v.problems.append(Problem(ProblemKind.UNRUNNABLE if e.status == Exit.ENVIRONMENT
-                                  else ProblemKind.NO_COVERAGE, f'--coverage: {e.message}'))
-        return
-    v.coverage = [f.summary() for f in files]
-    site_coverage.write(out, a.name, files, settings.tree)
 
 
 def reproducer(plan: Plan) -> str:

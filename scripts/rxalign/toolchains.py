@@ -21,7 +21,7 @@ from .arches import Arch
 from .cache import Cache
 from .debian_root import RELEASES, Release, Root, open_root
 from .exitcodes import Exit, HarnessError
-from .probes import check as check_probe, run_here
+from .probes import run_here
 
 HOST = 'host'
 NAMES = (HOST, *RELEASES)
@@ -132,22 +132,12 @@ class Toolchains:
 
 def check_root_tools(arch: Arch, root: Root, cache: Cache) -> None:
     """deps.check_arch_tools, inside the root."""
-    where = f'in the {root.release.describe()} root {root.path}'
-    pkgs = ' '.join(arch.packages)
-    for binary in filter(None, (f'{arch.cross_compile}gcc', arch.qemu_binary)):
-        if not root.which(binary):
-            raise HarnessError(Exit.ENVIRONMENT, f'{arch.name}: {binary} not found {where}; '
-                               f'the arch table\'s packages ({pkgs}) do not bring it there: '
-                               'fix its entry in scripts/rxalign/arches.py')
-    for fw in arch.firmware:
-        if not (root.path / fw.lstrip('/')).exists():
-            raise HarnessError(Exit.ENVIRONMENT, f'{arch.name}: QEMU firmware {fw} is missing '
-                               f'{where}; fix the arch\'s packages ({pkgs}) in '
-                               'scripts/rxalign/arches.py')
-    for probe in arch.probes:
-        bug = check_probe(probe, arch.cross_compile, root.run, cache.root / 'tmp')
-        if bug:
-            raise HarnessError(Exit.ENVIRONMENT, f'{arch.name}: {bug} ({where})')
+    where = f' in the {root.release.describe()} root {root.path}'
+    deps.check_arch_tools(arch, deps.Place(
+        which=root.which, exists=lambda f: (root.path / f.lstrip('/')).exists(),
+        run=root.run, tmp=cache.root / 'tmp', where=where,
+        fix=lambda pkgs: f'the arch table\'s packages ({pkgs}) do not bring it there: fix '
+                         'its entry in scripts/rxalign/arches.py'))
 
 
 def host_toolchain() -> Toolchain:

@@ -7,18 +7,17 @@ built, the commands are computed from the plan as run_arch runs them.
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 from typing import List, Optional
 
 import pytest
 
 import faults
-from rxalign.arch_plan import RunSettings, plan
+from rxalign.arch_plan import TREE_CONFIGS, RunSettings, plan
 from rxalign.arches import ARCHES, BY_NAME
-from rxalign.boot import TREE_CONFIGS
 from rxalign.cache import Cache
 from rxalign.kconfig import Profile, option_lines
-from rxalign.kunit_driver import kunit_args, kunit_make
 from rxalign.paths import DEBUG
 
 KERNELS = ('6.12', '7.3')
@@ -38,6 +37,8 @@ def kernel_tree(root: Path, kernel: str) -> Path:
         if line and not line.startswith('#'):
             name, path = line.split()
             (configs / f'{name}.py').write_text(CONFIG.format(path=path))
+    # a git repository: the plan reads the symbols its Kconfig files define
+    subprocess.run(['git', 'init', '-q', str(root / kernel)], check=True)
     return root / kernel
 
 
@@ -95,9 +96,8 @@ def test_make_builds_the_image_kunit_py_boots(tmp_path: Path, kernel: str, debug
     wrong = []
     for arch in ARCHES:
         p = plan(arch, s)
-        p.build_dir.mkdir(parents=True, exist_ok=True)
-        targets = make_targets(kunit_make(p, s))
-        image = booted(tree, kunit_args(p, s, booting=True))
+        targets = make_targets(list(p.make_command))
+        image = booted(tree, list(p.exec_args))
         if not builds(targets, image):
             wrong.append(f'{arch.name}: make {" ".join(targets)}, kunit.py boots {image}')
     assert not wrong
@@ -123,7 +123,7 @@ def test_a_board_that_boots_another_image_of_its_builder(tmp_path: Path) -> None
     board, sparc = plan(BY_NAME['sparc64-virtio'], s), plan(BY_NAME['sparc64'], s)
     assert board.builder is BY_NAME['sparc64'] and board.boot.image == 'vmlinux'
     assert sparc.boot.image == 'image'
-    assert kunit_make(board, s) == kunit_make(sparc, s)
+    assert board.make_command == sparc.make_command
     assert board.make_targets == ('image', 'vmlinux')
 
 
@@ -165,10 +165,9 @@ def test_debug_leaves_kasan_out_where_the_arch_has_none(tmp_path: Path) -> None:
     assert kasan <= set(option_lines(DEBUG))
     for name, has in (('mips', False), ('x86_64', True)):
         p = plan(BY_NAME[name], s)
-        p.build_dir.mkdir(parents=True, exist_ok=True)
         assert p.lacks == (() if has else tuple(sorted(kasan)))
-        for booting in (False, True):
-            lines = set(kunitconfig_lines(kunit_args(p, s, booting)))
+        for args in (p.config_args, p.exec_args):
+            lines = set(kunitconfig_lines(list(args)))
             assert (kasan <= lines) if has else not kasan & lines
             assert 'CONFIG_PROVE_LOCKING=y' in lines
     assert not plan(BY_NAME['mips'], settings(tree, tmp_path / 'c2', debug=False)).lacks

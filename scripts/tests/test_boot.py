@@ -1,9 +1,9 @@
-"""boot.py: the tree's own QEMU config where it has one, ours where it has none."""
+"""arch_plan.py: the tree's own QEMU config where it has one, ours where it has none."""
 
 from pathlib import Path
 
 from rxalign.arches import BY_NAME
-from rxalign.boot import ConfigSource, boot, image_of
+from rxalign.arch_plan import ConfigSource, boot, image_of
 
 CONFIG = """from ..qemu_config import QemuArchParams
 QEMU_ARCH = QemuArchParams(linux_arch='mips', kconfig='', qemu_arch='mips',

@@ -1,6 +1,6 @@
 """--coverage: the gcov dump the guest prints, read back (scripts/rxalign/coverage.py),
 the Makefile lines that profile the receive files (gcov_profile.py), the QEMU
-config that runs /init after KUnit (boot.py) and what a run does with all that.
+config that runs /init after KUnit (arch_plan.py) and what a run does with all that.
 
 fixtures/coverage/: console.log is the end of a console as gcov-dump.c
 prints a dump, holding toy.gcda (160 bytes); toy.c, toy.gcno and
@@ -20,10 +20,10 @@ from typing import List
 import pytest
 
 import faults
-from rxalign import coverage, gcov_profile, report, run_kunit, site_coverage, tree as tree_mod
-from rxalign.arch_plan import plan
+from rxalign import (arch_verdict, coverage, gcov_profile, report, run_kunit, site_coverage,
+                     tree as tree_mod)
 from rxalign.arches import BY_NAME
-from rxalign.boot import Boot, ConfigSource, init_after_suites
+from rxalign.arch_plan import Boot, ConfigSource, init_after_suites, plan
 from rxalign.exitcodes import Exit, HarnessError
 from rxalign.kconfig import Profile
 from rxalign.results import ArchRun, ArchStatus, FileSummary, ProblemKind, Results, Verdict
@@ -166,7 +166,7 @@ def test_a_garbled_dump_fails_the_arch_as_infra(tmp_path: Path) -> None:
     (tmp_path / 'ktap.log').write_text('\n'.join(lines) + '\n')
     v = Verdict(arch='x86_64')
     s = settings(tmp_path, tmp_path / 'cache', debug=False)
-    run_kunit.read_coverage(BY_NAME['x86_64'], s, ArchRun(
+    arch_verdict.read_coverage(BY_NAME['x86_64'], s, ArchRun(
         arch='x86_64', ktap_log=tmp_path / 'ktap.log', build_dir=_build(tmp_path)), v,
         tmp_path / 'out')
     assert [p.kind for p in v.problems] == [ProblemKind.NO_COVERAGE]

@@ -19,7 +19,7 @@ from rxalign import debian_root, deps
 from rxalign.arches import BY_NAME
 from rxalign.cache import Cache
 from rxalign.exitcodes import Exit, HarnessError
-from rxalign.kunit_driver import tcg_only
+from rxalign.arch_plan import tcg_only
 from rxalign.toolchains import HOST, Toolchain, Toolchains, check_root_tools
 
 SAVED = Path(__file__).parent / 'fixtures' / 'debian_root'
@@ -171,11 +171,10 @@ def test_an_arch_whose_tools_are_not_in_the_root_is_exit_4_naming_the_table(
 
 def test_the_tcg_wrapper_of_a_root_runs_the_roots_qemu(tmp_path: Path) -> None:
     root = fake_root(tmp_path, ['qemu-system-sh4'])
-    env = {'PATH': '/usr/bin'}
-    tcg_only(BY_NAME['sh'], Cache(tmp_path / 'cache'), env, Toolchain('debian-13', root))
+    wrappers = tcg_only(BY_NAME['sh'], Cache(tmp_path / 'cache'), Toolchain('debian-13', root))
     wrapper = tmp_path / 'cache/tcg-only/debian-13/qemu-system-sh4'
     assert "'/usr/bin/qemu-system-sh4'" in wrapper.read_text()
-    assert env['PATH'].startswith(f'{wrapper.parent}:')
+    assert wrappers == wrapper.parent
 
 
 def test_a_root_that_could_not_be_made_is_tried_once_per_run(
@@ -235,3 +234,26 @@ def test_a_root_made_before_its_package_list_grew_gets_what_it_lacks(
     assert root.path == tmp_path / 'cache/roots/debian-13'
     assert [list(cmd) for cmd in ran if cmd[:2] == ['apt-get', 'install']] == \
         [['apt-get', 'install', '-y', '-q', '--no-install-recommends', 'bc']], ran
+
+
+def test_firmware_missing_in_the_root_is_checked_as_on_the_machine(tmp_path: Path) -> None:
+    """One check of an arch's tools (deps.check_arch_tools) for the machine and
+    a root: the firmware the QEMU loads is looked for inside the root, and
+    the fix names the arch table, not apt-get."""
+    igb = BY_NAME['x86_64-igb']
+    root = fake_root(tmp_path, ['gcc', 'qemu-system-x86_64'])
+    with pytest.raises(HarnessError) as err:
+        check_root_tools(igb, root, Cache(tmp_path))
+    assert err.value.status == Exit.ENVIRONMENT
+    assert err.value.message.startswith(
+        f'x86_64-igb: QEMU firmware {igb.firmware[0]} is missing in the Debian 13 (trixie) '
+        f'root {root.path}; the arch table\'s packages')
+    for fw in igb.firmware:
+        (root.path / fw.lstrip('/')).parent.mkdir(parents=True, exist_ok=True)
+        (root.path / fw.lstrip('/')).write_text('')
+    check_root_tools(igb, root, Cache(tmp_path))
+    with pytest.raises(HarnessError) as err:      # the machine's: what apt-get brings
+        deps.check_arch_tools(igb, deps.Place(which=lambda b: f'/usr/bin/{b}',
+                                              exists=lambda f: False))
+    assert err.value.message == (f'x86_64-igb: QEMU firmware {igb.firmware[0]} is missing; '
+                                 f'apt-get install {" ".join(igb.packages)}')

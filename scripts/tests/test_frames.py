@@ -11,7 +11,7 @@ import pytest
 
 from rxalign import console
 from rxalign.declared import expected_suites
-from rxalign.kunit_driver import FRAME_LINES_ARG
+from rxalign.arch_plan import FRAME_LINES_ARG
 from rxalign.results import (ArchRun, DriverClass, Frame, FrameVerdict, MalformedFrame, Results,
                              RunMeta, Verdict, parse_frame)
 from rxalign.verdict import judge

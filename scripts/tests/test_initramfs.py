@@ -41,7 +41,6 @@ def test_mips_gets_the_vhost_program_with_its_flags(tmp_path: Path,
     (tree / initramfs.NOLIBC).mkdir(parents=True)
     (tree / initramfs.NOLIBC / 'nolibc.h').write_text('')
     p = plan(BY_NAME['mips'], settings(tree, tmp_path / 'cache', debug=False))
-    p.build_dir.mkdir(parents=True)
     lines = initramfs.kconfig(p, tree, {}, tmp_path / 'build.log')
     assert lines[0] == 'CONFIG_BLK_DEV_INITRD=y'
     listing = _lines(lines)
@@ -69,7 +68,6 @@ def test_no_program_without_flags_or_nolibc(tmp_path: Path, built: List[List[str
 def test_kmemleak_init_without_the_vhost_program(tmp_path: Path, built: List[List[str]]) -> None:
     tree = kernel_tree(tmp_path, '7.3')
     p = plan(BY_NAME['x86_64'], settings(tree, tmp_path / 'cache', debug=True))
-    p.build_dir.mkdir(parents=True)
     listing = _lines(initramfs.kconfig(p, tree, {}, tmp_path / 'build.log'))
     assert f'file /init {KMEMLEAK_INIT} 0755 0 0' in listing
     assert initramfs.VHOST_TX_GUEST not in listing and not built
@@ -81,7 +79,6 @@ def test_a_program_that_does_not_build_stops_the_run(tmp_path: Path,
     (tree / initramfs.NOLIBC).mkdir(parents=True)
     (tree / initramfs.NOLIBC / 'nolibc.h').write_text('')
     p = plan(BY_NAME['mips'], settings(tree, tmp_path / 'cache', debug=False))
-    p.build_dir.mkdir(parents=True)
     monkeypatch.setenv('PATH', str(tmp_path))      # no make, no gcc
     with pytest.raises(initramfs.GuestBuildError, match='make headers'):
         initramfs.kconfig(p, tree, {'PATH': str(tmp_path)}, tmp_path / 'build.log')

@@ -15,7 +15,8 @@ from typing import Any, Dict, List, Tuple
 
 import pytest
 
-from rxalign import checkout, deps, kconfig, kernels, kunit_driver, procs, run_kunit, tree
+from rxalign import (arch_verdict, checkout, deps, kconfig, kernels, kunit_driver, procs,
+                     run_kunit, tree)
 from rxalign.cache import Cache, Lock
 from rxalign.exitcodes import Exit, HarnessError
 
@@ -339,7 +340,7 @@ def test_ctrl_c_leaves_nothing_half_written(monkeypatch: pytest.MonkeyPatch, fak
         raise KeyboardInterrupt
     out = tmp_path / 'out'
     with monkeypatch.context() as m:
-        m.setattr(run_kunit, 'run_arch', interrupted)
+        m.setattr(arch_verdict, 'run_arch', interrupted)
         assert run(monkeypatch, fake_tree, out, 'pass') == Exit.INTERRUPTED
     assert not out.exists() and not leftovers(out)
     assert run(monkeypatch, fake_tree, out, 'pass') == Exit.OK
@@ -406,7 +407,7 @@ def test_an_internal_error_has_its_own_status(monkeypatch: pytest.MonkeyPatch,
     """Item 7: a bug of ours was a traceback with exit 1, which means "a test failed"."""
     def broken(*args: object, **kw: object) -> None:
         raise RuntimeError('a bug of ours')
-    monkeypatch.setattr(run_kunit, 'judge', broken)
+    monkeypatch.setattr(arch_verdict, 'judge', broken)
     out = tmp_path / 'out'
     assert run(monkeypatch, fake_tree, out, 'pass') == Exit.INTERNAL
     err = capsys.readouterr().err
@@ -519,7 +520,7 @@ def test_results_are_kept_when_out_was_taken(monkeypatch: pytest.MonkeyPatch,
         replace(src, dst)
 
     if race == 'taken':
-        monkeypatch.setattr(run_kunit, 'run_arch', other_run_takes_out)
+        monkeypatch.setattr(arch_verdict, 'run_arch', other_run_takes_out)
     else:
         monkeypatch.setattr(os, 'replace', rename_fails)
     assert run(monkeypatch, fake_tree, out, 'fail') == Exit.NOT_PLACED
@@ -618,7 +619,7 @@ def test_an_interrupted_run_keeps_the_arches_it_finished(
             raise KeyboardInterrupt
         return real(arch, *args, **kw)
 
-    monkeypatch.setattr(run_kunit, 'run_arch', stopped_in_powerpc32)
+    monkeypatch.setattr(arch_verdict, 'run_arch', stopped_in_powerpc32)
     out = tmp_path / 'out'
     assert run(monkeypatch, fake_tree, out, 'pass',
                args=('--arch', 'x86_64,powerpc32,powerpc')) == Exit.INTERRUPTED
@@ -875,7 +876,7 @@ def test_a_bug_in_a_later_arch_keeps_the_arches_that_finished(
         if run.arch == 'powerpc32':
             raise RuntimeError('a bug of ours')
         return real(run, *args, **kw)
-    monkeypatch.setattr(run_kunit, 'judge', broken_for_powerpc32)
+    monkeypatch.setattr(arch_verdict, 'judge', broken_for_powerpc32)
     out = tmp_path / 'out'
     assert run(monkeypatch, fake_tree, out, 'pass',
                args=('--arch', 'x86_64,powerpc32')) == Exit.INTERNAL

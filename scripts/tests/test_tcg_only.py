@@ -11,7 +11,7 @@ import pytest
 
 from rxalign import arches
 from rxalign.cache import Cache
-from rxalign.kunit_driver import tcg_only
+from rxalign.arch_plan import tcg_only
 
 
 def test_the_wrapper_drops_kvm_and_hvf_and_keeps_the_rest(
@@ -21,8 +21,9 @@ def test_the_wrapper_drops_kvm_and_hvf_and_keeps_the_rest(
     fake = bin_dir / 'qemu-system-x86_64'
     fake.write_text('#!/bin/sh\necho "$@"\n')
     fake.chmod(0o755)
-    env = {'PATH': f'{bin_dir}:/usr/bin:/bin'}
-    tcg_only(arches.BY_NAME['x86_64'], Cache(tmp_path / 'cache'), env)
+    path = f'{bin_dir}:/usr/bin:/bin'
+    wrappers = tcg_only(arches.BY_NAME['x86_64'], Cache(tmp_path / 'cache'), path=path)
+    env = {'PATH': f'{wrappers}:{path}'}
     proc = subprocess.run(['qemu-system-x86_64', '-m', '1024', '-accel', 'kvm', '-accel', 'hvf',
                            '-accel', 'tcg', '-serial', 'stdio'], env=env, capture_output=True,
                           text=True, check=True)
@@ -30,6 +31,5 @@ def test_the_wrapper_drops_kvm_and_hvf_and_keeps_the_rest(
 
 
 def test_no_qemu_no_wrapper(tmp_path: Path) -> None:
-    env = {'PATH': str(tmp_path)}
-    tcg_only(arches.BY_NAME['x86_64'], Cache(tmp_path / 'cache'), env)
-    assert env == {'PATH': str(tmp_path)}
+    assert tcg_only(arches.BY_NAME['x86_64'], Cache(tmp_path / 'cache'),
+                    path=str(tmp_path)) is None
