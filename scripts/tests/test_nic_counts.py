@@ -192,3 +192,17 @@ def test_each_nic_keeps_its_resends_skip_reason_and_baseline_cells(parser: Modul
     comp = baseline.compare(now, then)
     assert [c.case for c in comp.cases] == [FRAMES + 'e1000_2'], comp.cases
     assert {c.row for c in comp.cells} == {('e1000 e1000_2', 'ipv4')}, comp.cells
+
+
+def test_a_real_skip_over_a_failed_expectation_fails(parser: ModuleType) -> None:
+    """Issue 50 item 1 on a real console: rx_bystanders_untouched in its order
+    before a7e0486 (expect, then skip when no bystander was found) on x86_64
+    --drivers with the bystander's virtio_net refused (mutation
+    drivers-bystander-gone): `ok 1 rx_bystanders_untouched # SKIP ...` after
+    `EXPECTATION FAILED`. Before a7e0486's verdict this was exit 0."""
+    log = HERE / 'drivers' / 'x86_64-bystander-gone-skip.ktap'
+    assert 'ok 1 rx_bystanders_untouched # SKIP no Ethernet device' in log.read_text()
+    v = judge(ArchRun(arch='x86_64', ktap_log=log), TWO_DECLARED, parser, 300)
+    assert v.exit == 1 and 'skipped after a failure of their own' in v.cause, v.cause
+    case = next(c for c in v.cases if c.name.endswith('rx_bystanders_untouched'))
+    assert case.shown == 'FAIL' and 'was not a bystander found up' in case.message, case
