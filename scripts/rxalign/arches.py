@@ -242,7 +242,9 @@ ARCHES: Tuple[Arch, ...] = (
          firmware=_QBOOT + (_SEABIOS,), default=True, slim=_X86_SLIM,
          kmemleak_qemu_config='x86_64-kmemleak.py', defconfig='x86_64_defconfig',
          nolibc_cflags=(),
-         nics=_X86_NICS + (RTL8139_CP, USB_NET),
+         # a second e1000 and virtio_net: two NICs of one driver, each its
+         # own case (e1000_2, virtio_net_2), counts and baseline cells
+         nics=_X86_NICS + (RTL8139_CP, USB_NET, E1000, VIRTIO_PCI),
          nic_qemu=('-device', 'qemu-xhci') + _X86_NIC_FIRMWARE,
          # the xHCI host interrupts by MSI: without an ACPI table no PCI
          # INTx line reaches it, and its command ring stops

@@ -230,6 +230,12 @@ MUTATIONS: Tuple[Mutation, ...] = (
                'changed state (NETDEV_DOWN)'),
               ('net_rx_align_drivers_bystanders.rx_bystanders_untouched', 'was up, not now')),
              profile='drivers'),
+    # the bystander named up_before= absent: a failure, never a skip over one
+    Mutation('drivers-bystander-gone', 'x86_64',
+             'a NIC named up_before= that the guest does not have up fails the bystanders case',
+             (('net_rx_align_drivers_bystanders.rx_bystanders_untouched',
+               'named up_before=, was not a bystander found up'),),
+             profile='drivers'),
     Mutation('drivers-frame-lost', 'x86_64', 'every frame sent is received and judged',
              (('net_rx_align_drivers.rx_driver_frames_case.e1000',
                'lost the ipv4 400-byte frame'),),

@@ -5,8 +5,9 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 from types import ModuleType
+from typing import List, Optional
 
-from rxalign import report, tables
+from rxalign import baseline, report, tables
 from rxalign.declared import expected_suites
 from rxalign.results import ArchRun, Results, RunMeta
 from rxalign.verdict import judge
@@ -118,3 +119,90 @@ def test_the_first_nics_resends_are_counted(parser: ModuleType, tmp_path: Path) 
     assert counts == {'e1000': (1, 1), 'e1000_2': (1, 1)}, counts
     # the driver grid (and the baseline's cells, keyed by its rows) keeps them apart
     assert tables.drivers(results).rows == [('e1000', 'ipv4'), ('e1000 e1000_2', 'ipv4')]
+
+
+# ---- a real run with two NICs of one driver (issue 50 item 8) ----
+
+# `run-kunit --drivers --arch x86_64` on 6.12, 2026-12-07, the entry with a
+# second e1000 and virtio_net: the console from KTAP's first line on
+TWO = HERE / 'drivers' / 'x86_64-two-e1000.ktap'
+TWO_DECLARED = {'net_rx_align_drivers': ['rx_drivers_bound', 'rx_driver_frames_case',
+                                         'rx_driver_xdp_frames_case'],
+                'net_rx_align_drivers_bystanders': ['rx_bystanders_untouched'],
+                'net_rx_align_drivers_vhost': ['rx_vhost_tx_frames']}
+FRAMES = 'net_rx_align_drivers.rx_driver_frames_case.'
+
+
+def two_nics(parser: ModuleType, tmp_path: Path, lines: Optional[List[str]] = None,
+             name: str = 'ktap.log') -> Results:
+    """The real console (or @lines, an edit of it), judged as run-kunit does."""
+    import faults
+    log = faults.write(lines, tmp_path / name) if lines is not None else TWO
+    v = judge(ArchRun(arch='x86_64', ktap_log=log), TWO_DECLARED, parser, 300)
+    meta = RunMeta(tree='t', head='a' * 40, tree_hash='b' * 40, series='c', run_id=name,
+                   arches=('x86_64',), finished='now')
+    return Results(runs=[meta], arches={'x86_64': v})
+
+
+def test_two_nics_of_one_driver_are_two_nics_on_a_real_run(parser: ModuleType,
+                                                           tmp_path: Path) -> None:
+    """Each NIC its own case, frames, counts and grid rows: e1000 and e1000_2,
+    virtio_net and virtio_net_2 (and their +xdp paths), 9 frames each."""
+    r = two_nics(parser, tmp_path)
+    v = r.arches['x86_64']
+    assert v.exit == 0, v.cause
+    counts = {c.nic: (c.sent, c.received, c.judged, c.lost, c.resent)
+              for c in tables.nic_counts(r)}
+    for nic in ('e1000', 'e1000_2', 'virtio_net', 'virtio_net_2'):
+        assert counts[nic] == (9, 9, 9, 0, 0), (nic, counts)
+    assert {'virtio_net', 'virtio_net_2'} <= {c.name.rsplit('.', 1)[1] for c in v.cases
+                                              if 'xdp_frames' in c.name}
+    rows = tables.drivers(r).rows
+    assert ('e1000', 'ipv4') in rows and ('e1000 e1000_2', 'ipv4') in rows, rows
+    assert ('virtio_net virtio_net_2+xdp', 'ipv4') in rows, rows
+    assert {f.driver for f in v.frames_of(FRAMES + 'e1000_2')} == {'e1000'}
+    assert len(v.frames_of(FRAMES + 'e1000')) == len(v.frames_of(FRAMES + 'e1000_2')) == 9
+
+
+def test_each_nic_keeps_its_resends_skip_reason_and_baseline_cells(parser: ModuleType,
+                                                                   tmp_path: Path) -> None:
+    """The real console with, in the first e1000's window, a frame sent again,
+    and the second e1000 skipped with its own reason and one of its frames
+    2 bytes off: the first NIC's resend is its own (it was 0: 93e223f), the
+    skip reason is e1000_2's alone, and against the real run as baseline only
+    e1000_2's case and cell changed."""
+    import faults
+    lines = TWO.read_text().splitlines()
+    first = next(ln for ln in lines if 'path=e1000 frame=ipv4 len=60 ' in ln)
+    lines = faults.insert_before(lines, first, [
+        '    # rx_driver_frames_case: e1000: ipv4 60-byte frame not seen, sent again'])
+    second = next(ln for ln in lines if 'path=e1000_2 frame=ipv4 len=60 ' in ln)
+    lines = faults.replace(lines, second, [second.replace('nh_mod4=2', 'nh_mod4=0')])
+    lines = faults.replace(lines, '        ok 11 e1000_2',
+                           ['        ok 11 e1000_2 # SKIP eth8 (e1000_2): no link'])
+    now = two_nics(parser, tmp_path, lines)
+    counts = {c.nic: c for c in tables.nic_counts(now)}
+    assert (counts['e1000'].resent, counts['e1000_2'].resent) == (1, 0)
+    cases = {c.name: c for c in now.arches['x86_64'].cases}
+    assert cases[FRAMES + 'e1000_2'].status.value == 'SKIP'
+    assert 'no link' in cases[FRAMES + 'e1000_2'].message
+    assert cases[FRAMES + 'e1000'].status.value == 'PASS'
+    assert 'no link' not in cases[FRAMES + 'e1000'].message
+    then = two_nics(parser, tmp_path)
+    comp = baseline.compare(now, then)
+    assert [c.case for c in comp.cases] == [FRAMES + 'e1000_2'], comp.cases
+    assert {c.row for c in comp.cells} == {('e1000 e1000_2', 'ipv4')}, comp.cells
+
+
+def test_a_real_skip_over_a_failed_expectation_fails(parser: ModuleType) -> None:
+    """Issue 50 item 1 on a real console: rx_bystanders_untouched in its order
+    before a7e0486 (expect, then skip when no bystander was found) on x86_64
+    --drivers with the bystander's virtio_net refused (mutation
+    drivers-bystander-gone): `ok 1 rx_bystanders_untouched # SKIP ...` after
+    `EXPECTATION FAILED`. Before a7e0486's verdict this was exit 0."""
+    log = HERE / 'drivers' / 'x86_64-bystander-gone-skip.ktap'
+    assert 'ok 1 rx_bystanders_untouched # SKIP no Ethernet device' in log.read_text()
+    v = judge(ArchRun(arch='x86_64', ktap_log=log), TWO_DECLARED, parser, 300)
+    assert v.exit == 1 and 'skipped after a failure of their own' in v.cause, v.cause
+    case = next(c for c in v.cases if c.name.endswith('rx_bystanders_untouched'))
+    assert case.shown == 'FAIL' and 'was not a bystander found up' in case.message, case

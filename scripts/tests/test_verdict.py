@@ -17,6 +17,7 @@ from rxalign.results import ArchRun, CaseStatus, Problem, ProblemKind, Verdict
 from rxalign.verdict import judge
 
 import faults
+import format_sources
 
 # The saved logs come from the suite as it was then: judge them against it.
 TESTS_DIR = Path(__file__).resolve().parent / 'fixtures' / 'kunit-tests'
@@ -840,26 +841,58 @@ def test_a_trap_oops_of_every_kernel_is_a_crash(parser: ModuleType, tmp_path: Pa
     assert 'kernel crash' in v.cause and TRAP_OOPS[kernel] in v.cause, v.cause
 
 
-@pytest.mark.parametrize('name', [k.name for k in kernels.KERNELS])
-def test_every_format_is_its_kernels_own_text(tmp_path: Path, name: str) -> None:
+KERNEL_NAMES = [k.name for k in kernels.KERNELS]
+
+
+@pytest.mark.parametrize('name', KERNEL_NAMES)
+def test_every_format_is_its_kernels_own_text(name: str) -> None:
     """Item 3: the crash and report tables were 6.12's: each entry now says which
-    kernels print it and the text of its format, found here in the file it
-    names of each of those kernels whose tree this machine has (a run-kunit
-    --kernel of it prepared one, or its Debian package is installed)."""
-    from default_tree import kernel_tree
+    kernels print it and the text of its format, found in the lines of the
+    file it names that fixtures/formats/<kernel>.txt keeps of each of those
+    kernels' source (read from the tree by the test below, on every machine:
+    a fresh CI machine has no tree, and 6.1's check skipped where none was)."""
     from rxalign.crashes import CRASH_FORMATS, EVERY_KERNEL
-    assert EVERY_KERNEL == tuple(k.name for k in kernels.KERNELS)
-    formats = [(f.file, f.literal, f.example) for f in CRASH_FORMATS if name in f.kernels] + \
-        [(f.source.split()[0], f.literal, f.example) for f in REPORT_FORMATS
-         if name in f.kernels]
+    assert EVERY_KERNEL == tuple(KERNEL_NAMES)
     named = [n for f in CRASH_FORMATS for n in f.kernels] + \
         [n for r in REPORT_FORMATS for n in r.kernels]
     assert set(named) <= set(EVERY_KERNEL), named
-    files = sorted({file for file, _, _ in formats})
+    missing = format_sources.unprinted(name, format_sources.fixture(name))
+    assert not missing, f'{name} does not print (fixtures/formats/{name}.txt):\n' + \
+        '\n'.join(missing)
+
+
+@pytest.mark.parametrize('name', KERNEL_NAMES)
+def test_the_format_fixture_is_read_from_its_kernels_source(tmp_path: Path, name: str) -> None:
+    """The fixture is what the kernel's tree holds today, line for line: a
+    kernel or a table entry changed without it is named (skipped where this
+    machine has no tree of @name)."""
+    from default_tree import kernel_tree
+    files = sorted({file for file, _ in format_sources.formats(name)})
     tree = kernel_tree(kernels.select(name), tmp_path, *(f'*/{file}' for file in files))
-    missing = [f'{file}: {literal!r} (example {example!r})' for file, literal, example in formats
-               if literal not in (tree / file).read_text(errors='replace')]
-    assert not missing, f'{name} ({tree}) does not print:\n' + '\n'.join(missing)
+    derived, kept = format_sources.derive(tree, name), format_sources.fixture(name)
+    assert derived == kept, (
+        f'fixtures/formats/{name}.txt is not {tree}: write it again with '
+        f'`PYTHONPATH=scripts python3 scripts/tests/format_sources.py {name} {tree}`\n'
+        f'only in the tree: {sorted(set(derived) - set(kept))}\n'
+        f'only in the fixture: {sorted(set(kept) - set(derived))}')
+
+
+@pytest.mark.parametrize('name', KERNEL_NAMES)
+def test_a_trap_oops_as_each_kernels_source_prints_it_is_a_crash(
+        parser: ModuleType, tmp_path: Path, name: str) -> None:
+    """Item 3: a divide error's first line as each kernel's x86 die() prints
+    it (its format and the trap's title, from its source), in a kworker after
+    the last case: exit 3. Before dc3d104/df2b370, 6.1's was exit 0."""
+    line = format_sources.trap_oops(format_sources.fixture(name))
+    assert line and line.endswith('divide error: 0000 [#1]'), line
+    assert line.startswith('Oops: ') == (name != '6.1'), line
+    oops = [f'{line} PREEMPT SMP NOPTI', 'CPU: 0 PID: 15 Comm: kworker/0:1 Not tainted',
+            'Workqueue: events rx_work', 'RIP: 0010:rx_work+0x2b/0x50', 'Call Trace:',
+            ' <TASK>', ' process_one_work+0x1c5/0x3c0', ' </TASK>']
+    v = judge_log(parser, faults.insert_before(faults.pass_log(), 'reboot: Restarting system',
+                                               oops), tmp_path)
+    assert v.exit == Exit.INFRA, v.cause
+    assert 'kernel crash' in v.cause and line in v.cause, v.cause
 
 
 @pytest.mark.parametrize('line, status', [
