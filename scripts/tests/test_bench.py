@@ -220,7 +220,7 @@ def test_the_incremental_edit_keeps_the_facts(parser: ModuleType, tmp_path: Path
     tests = tmp_path / 'kunit-tests'
     shutil.copytree(REAL_TESTS, tests)
     src = bench.facts_source(tests)
-    assert src.name == 'rx_align_alloc_kunit.c'
+    assert src.name == 'rx_align_policy_kunit.c'
     before = src.read_text()
     bench.touch_one_line(src)
     assert src.read_text() != before and len(src.read_text()) == len(before) + 1
