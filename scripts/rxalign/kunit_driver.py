@@ -29,7 +29,8 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 from .arch_plan import ArchPlan, RunSettings, plan
 from .arches import Arch
 from .cache import Cache, Lock
-from .console import RESULT as RESULT_LINE, PANIC as PANIC_LINE, TIMESTAMP
+from .console import PANIC as PANIC_LINE
+from .ktap_nesting import RESULT as RESULT_LINE, TIMESTAMP
 from .fmt import seconds as fmt_seconds
 from .live import SuiteProgress
 from .kconfig import defined_here, kernel_kconfig, tree_symbols
