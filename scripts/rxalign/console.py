@@ -34,7 +34,7 @@ KTAP_START = re.compile(r'^(\s*)K?TAP version \d+')
 DIAGNOSTIC = re.compile(r'^\s*# ')
 FAILED_AT = re.compile(r'(?:EXPECTATION|ASSERTION) FAILED at ')
 FACTS = re.compile(r'rx_align_facts: (.*)$')
-FRAME = re.compile(re.escape(FRAME_PREFIX.strip()) + r'\s*(.*)$')
+FRAME_LINE = re.compile(re.escape(FRAME_PREFIX.strip()) + r'\s*(.*)$')
 # A crash ends the run (results missing): crashes.CRASH, one table of every
 # arch's formats, matched only where the kernel prints them, at the start of
 # a line, never inside a test's own message.
@@ -324,7 +324,7 @@ class _Reader:
         if failed:
             self.msg.open = True
             self.failed_at = i if self.failed_at is None else self.failed_at
-        f = FRAME.search(line)
+        f = FRAME_LINE.search(line)
         if f and not self.msg.open:
             self.frames.append(f.group(1))
 

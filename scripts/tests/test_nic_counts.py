@@ -158,7 +158,8 @@ def test_sent_lost_and_resent_come_from_the_sent_lines(parser: ModuleType,
 
 def test_a_sent_line_says_what_is_wrong_with_it() -> None:
     s = parse_sent('nic=e1000 frame=ipv4 len=60 sends=1 outcome=seen')
-    assert (s.frame, s.length, s.sends, s.outcome, s.resent) == ('ipv4', 60, 1, SendOutcome.SEEN, 0)
+    assert (s.frame, s.length, s.sends, s.outcome, s.resent) == \
+        ('ipv4', 60, 1, SendOutcome.SEEN, 0)
     for text, why in (('nic=e1000 frame=ipv4 len=60 sends=1', 'no outcome'),
                       ('frame=ipv4 len=60 sends=-1 outcome=seen', "sends='-1' is not a count"),
                       ('frame=ipv4 len=60 sends=1 outcome=late', 'not one of seen|lost'),
@@ -169,6 +170,7 @@ def test_a_sent_line_says_what_is_wrong_with_it() -> None:
 
 def test_the_docs_sample_sent_line_is_read() -> None:
     """docs/drivers.md shows the line the C prints: the parser reads it."""
-    doc = ' '.join((Path(__file__).resolve().parents[2] / 'docs' / 'drivers.md').read_text().split())
+    doc = (Path(__file__).resolve().parents[2] / 'docs' / 'drivers.md').read_text()
+    doc = ' '.join(doc.split())
     samples = [m.group(1) for m in map(tables.SENT.search, re.findall(r'`([^`]*)`', doc)) if m]
     assert samples and parse_sent(samples[0]).outcome == SendOutcome.SEEN
