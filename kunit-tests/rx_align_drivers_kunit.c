@@ -671,6 +671,7 @@ static void rx_driver_frame_check(struct kunit *test, const struct rx_nic *nic,
 /* One frame sent to a NIC, until it was seen or RX_SENDS sends were lost. */
 struct rx_sent {
 	const struct rx_driver_frame *f;
+	unsigned int sends;	/* 0: an earlier send of its kind was seen */
 	long long fixups;	/* while it was received; -1: not counted */
 };
 
@@ -679,11 +680,13 @@ struct rx_sent {
  * may drop frames while it reloads its filter (tulip's setup frame, as
  * IPv6 joins its groups after link up), and sun4u's virtio_net transmits
  * late: resend a frame not seen, waiting longer each time; it is lost
- * only when no send arrived.
+ * only when no send arrived.  Returns how many sends it took.
  */
-static void rx_send_until_seen(struct kunit *test, const struct rx_nic *nic,
-			       struct net_device *tx, struct rx_tap *tap,
-			       const struct rx_driver_frame *f)
+static unsigned int rx_send_until_seen(struct kunit *test,
+				       const struct rx_nic *nic,
+				       struct net_device *tx,
+				       struct rx_tap *tap,
+				       const struct rx_driver_frame *f)
 {
 	const char *kind = rx_align_frame_names[f->frame];
 	struct sk_buff *skb;
@@ -691,9 +694,6 @@ static void rx_send_until_seen(struct kunit *test, const struct rx_nic *nic,
 	int err;
 
 	for (try = 0; try < RX_SENDS && !rx_seen_frame(tap, f); try++) {
-		if (try)
-			kunit_info(test, "%s: %s %u-byte frame not seen, sent again\n",
-				   nic->desc, kind, f->len);
 		skb = rx_driver_tx_skb(tx, f, nic->dev->dev_addr);
 		KUNIT_ASSERT_NOT_NULL(test, skb);
 		reinit_completion(&tap->seen);
@@ -704,6 +704,20 @@ static void rx_send_until_seen(struct kunit *test, const struct rx_nic *nic,
 				    tx->name, kind, f->len, err);
 		wait_for_completion_timeout(&tap->seen, (HZ / 2) << try);
 	}
+	return try;
+}
+
+/*
+ * What became of one frame sent, in the key=value form of the frame
+ * lines: the harness counts sent, lost and resent frames from these.
+ */
+static void rx_report_sent(struct kunit *test, const struct rx_nic *nic,
+			   const struct rx_sent *sent, bool arrived)
+{
+	kunit_info(test,
+		   "rx_align_sent: nic=%s frame=%s len=%u sends=%u outcome=%s\n",
+		   nic->desc, rx_align_frame_names[sent->f->frame],
+		   sent->f->len, sent->sends, arrived ? "seen" : "lost");
 }
 
 /* Send every kind of frame to @nic and judge each one that arrived. */
@@ -744,7 +758,7 @@ static void rx_nic_frames(struct kunit *test, const struct rx_nic *nic,
 			continue;
 		}
 		before = counter ? rx_align_fixups_read(counter) : 0;
-		rx_send_until_seen(test, nic, tx, tap, f);
+		sent[n].sends = rx_send_until_seen(test, nic, tx, tap, f);
 		sent[n].f = f;
 		sent[n++].fixups = counter ?
 				   rx_align_fixups_read(counter) - before : -1;
@@ -754,8 +768,11 @@ static void rx_nic_frames(struct kunit *test, const struct rx_nic *nic,
 			   "arch %s: %s is bound to %s, which has no row in rx_drivers[]: read how it receives and add one",
 			   rx_arch(), nic->dev->name, nic->desc);
 	/* a frame not judged is a hole a bug walks through */
-	for (i = 0; i < n; i++)
-		if (!rx_seen_frame(tap, sent[i].f))
+	for (i = 0; i < n; i++) {
+		bool arrived = rx_seen_frame(tap, sent[i].f);
+
+		rx_report_sent(test, nic, &sent[i], arrived);
+		if (!arrived)
 			KUNIT_FAIL(test,
 				   "arch %s: %s (%s) lost the %s %u-byte frame sent by %s%s",
 				   rx_arch(), nic->dev->name, nic->desc,
@@ -764,6 +781,7 @@ static void rx_nic_frames(struct kunit *test, const struct rx_nic *nic,
 				   tx == nic->dev ? "itself" : tx->name,
 				   tx == nic->dev && !tap->n ?
 				   " (none came back: loop it back)" : "");
+	}
 	for (i = 0; i < tap->n; i++) {
 		seen = &tap->frames[i];
 		for (j = 0; j < n; j++)

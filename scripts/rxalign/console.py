@@ -27,16 +27,14 @@ from typing import Dict, Iterable, List, Optional
 
 from .crashes import BANNER, CLOSED_REPORT, CRASH, REPORT, RULE, STACK_DUMP
 from .ktap_index import Index, Span
+from .ktap_nesting import TIMESTAMP, Ended, Nesting, Opened, Step
 from .results import FRAME_PREFIX, Frame, MalformedFrame, parse_frame
 
-TIMESTAMP = re.compile(r'^\[\s*\d+\.\d+\]\s?')
-SUBTEST = re.compile(r'^( *)# Subtest: (.+)$')
-RESULT = re.compile(r'^( *)(?:not )?ok \d+ (?:- )?([^#]*?)\s*(?:#\s*(\w+)\b\s*(.*))?$')
 KTAP_START = re.compile(r'^(\s*)K?TAP version \d+')
 DIAGNOSTIC = re.compile(r'^\s*# ')
 FAILED_AT = re.compile(r'(?:EXPECTATION|ASSERTION) FAILED at ')
 FACTS = re.compile(r'rx_align_facts: (.*)$')
-FRAME = re.compile(re.escape(FRAME_PREFIX.strip()) + r'\s*(.*)$')
+FRAME_LINE = re.compile(re.escape(FRAME_PREFIX.strip()) + r'\s*(.*)$')
 # A crash ends the run (results missing): crashes.CRASH, one table of every
 # arch's formats, matched only where the kernel prints them, at the start of
 # a line, never inside a test's own message.
@@ -151,228 +149,292 @@ def _trace(lines: List[str], at: int) -> Span:
     return Span(at + 1, end + 1)
 
 
-def _where(path: List[str], last: str) -> str:
-    where = '.'.join(path) if path else 'no suite (before or after KUnit)'
-    return where + (f' after "{last}"' if last else '')
+@dataclasses.dataclass
+class _Message:
+    """A failed expectation's message, while it may still be the test's own
+    words: crash and report words in it are the test's, unless the kernel's
+    own output follows before the case's result, or the log stops there (a
+    message is always followed by its case's result)."""
+    open: bool = False
+    tentative: Optional[Crash] = None   # a crash line inside it
+    held: List[str] = dataclasses.field(default_factory=list)      # report lines inside it
+    held_unknown: List[str] = dataclasses.field(default_factory=list)  # banners no table knows
+
+    def drop(self) -> None:
+        """It ended with no word of the kernel."""
+        self.open = False
+        self.held.clear()
+        self.held_unknown.clear()
 
 
-def read(raw: Iterable[str]) -> Console:
-    raw = list(raw)
-    lines = strip_timestamps(raw)
-    con = Console()
-    path: List[str] = []        # the suite and parameterised case now open
-    last = ''                   # the last case that finished
-    started = False             # KTAP began: before it, a report is boot's, no case's
-    top = ''                    # the indentation of the first stream's version line
-    suite_done = ''             # the last suite that finished, while none is open
-    pending: List[str] = []     # reports waiting for the case they happened in
-    in_message = False          # inside a failed expectation's message
-    # Crash and report words inside a test's message are the test's words,
-    # unless the kernel's own output follows before the case's result, or the
-    # log stops there: a message is always followed by its case's result.
-    tentative: Optional[Crash] = None
-    held: List[str] = []        # report lines inside the message, until it is told
-    held_unknown: List[str] = []  # banners no table knows, inside the message
-    frames: List[str] = []      # rx_align_frame: lines waiting for the case they came in
-    rule: Optional[str] = None  # a rule of `=` waiting for the title of its report
-    closing = False             # a report that ends with a rule of its own is open
-    start = 0                   # the line (0-based) before the next case's first line
-    failed_at: Optional[int] = None  # the first failed expectation since `start`
+@dataclasses.dataclass
+class _Where:
+    """Which case the kernel's words belong to."""
+    nesting: Nesting = dataclasses.field(default_factory=Nesting)
+    last: str = ''              # the last case that finished
+    suite_done: str = ''        # the last suite that finished, while none is open
+    pending: List[str] = dataclasses.field(default_factory=list)  # reports waiting for their case
 
-    def file_frames(case: str) -> None:
-        for text in frames:
-            f = parse_frame(case, text)
-            if isinstance(f, Frame):
-                con.frames.append(f)
-            else:
-                con.malformed_frames.append(f)
-        frames.clear()
+    def __str__(self) -> str:
+        path = self.nesting.path
+        where = '.'.join(path) if path else 'no suite (before or after KUnit)'
+        return where + (f' after "{self.last}"' if self.last else '')
 
-    def window() -> str:
-        if path:
-            return ''
-        return (f'{OUTSIDE_CASES}.after_{suite_done}' if suite_done
+    def window(self) -> str:
+        """The window outside every case (nesting.path is empty)."""
+        return (f'{OUTSIDE_CASES}.after_{self.suite_done}' if self.suite_done
                 else f'{OUTSIDE_CASES}.before_suites')
 
-    def report(text: str) -> None:
-        """A report of the kernel: the running case's, or its window's."""
-        if path:
-            pending.append(text)
-        elif started and not (suite_done and KMEMLEAK_SPLAT.match(text)):
-            con.stray.setdefault(window(), text)
 
-    def unknown(text: str) -> None:
-        """A banner no table knows: the gate cannot read it (held while it
-        may still be the test's own words)."""
-        (held_unknown if in_message else con.unknown).append(f'{text} (in {_where(path, last)})')
+class _Reader:
+    """console.read's walk: one handler per kind of line, in the order read()
+    applies them."""
 
-    def crashed(found: Crash) -> None:
-        """The first crash: the run's, and a report of the case it hit if KUnit
-        survived it (where output stops, the crash is the cause already)."""
-        if not con.crash:
-            con.crash = found
-            if path:
-                pending.append(found.first)
+    def __init__(self, raw: List[str]) -> None:
+        self.raw, self.lines = raw, strip_timestamps(raw)
+        self.con = Console()
+        self.at = _Where()
+        self.msg = _Message()
+        self.started = False        # KTAP began: before it, a report is boot's, no case's
+        self.top = ''               # the indentation of the first stream's version line
+        self.frames: List[str] = []  # rx_align_frame: lines waiting for the case they came in
+        self.rule: Optional[str] = None  # a rule of `=` waiting for the title of its report
+        self.closing = False        # a report that ends with a rule of its own is open
+        self.start = 0              # the line (0-based) before the next case's first line
+        self.failed_at: Optional[int] = None  # the first failed expectation since `start`
 
-    def told() -> None:
-        """The kernel is printing: what the message window held was its own."""
-        nonlocal tentative, in_message
-        if tentative:
-            crashed(tentative)
-        tentative = None
-        for text in held:
-            report(text)
-        con.unknown.extend(held_unknown)
-        held.clear()
-        held_unknown.clear()
-        in_message = False
+    def read(self) -> Console:
+        for i, line in enumerate(self.lines):
+            self._line(i, line)
+        return self._finish()
 
-    for i, line in enumerate(lines):
+    def _line(self, i: int, line: str) -> None:
         number = i + 1
-        s = SUBTEST.match(line)
-        r = RESULT.match(line) if not s else None
+        step = self.at.nesting.see(line)
         crash = CRASH.match(line)
-        # a result line ends a suite or a parameterised case (its name is the
-        # one open at its depth), or a case: suite.case[.param]
-        depth, name = (len(r.group(1)) // 4, r.group(2).strip()) if r else (0, '')
-        ends_parent = bool(r) and depth < len(path) and path[depth] == name
-        ends_case = bool(r) and not ends_parent
-        case = '.'.join(path[:depth] + [name])
-        if HEADER.match(line) or s or r:
-            if r and failed_at is not None and not line.lstrip().startswith('not ok'):
-                con.overruled[case] = lines[failed_at:i + 1]
-            failed_at = None
-            if ends_case:
-                # its lines are those since the last header or result
-                then, now = _stamp(raw[start]), _stamp(raw[i])
+        self._index(i, line, step, bool(crash))
+        self._facts(line)
+        if self._kmemleak(line, number):
+            return
+        self._stream(line, number)
+        died = KUNIT_DIED.match(line)
+        if self.msg.open and (died or STACK_DUMP.match(line)):
+            self._told()
+        known = REPORT.match(line)
+        if self._rule(line, number, bool(crash or known)):
+            return
+        changed = self._kunit_says(line, bool(died))
+        self._message(i, line, step)
+        if step:
+            self._step(step)
+            return
+        self._crash(line, bool(crash))
+        if self.started and not crash and not changed:
+            self._report_line(line, number, bool(known))
+
+    def _index(self, i: int, line: str, step: Optional[Step], crash: bool) -> None:
+        """Where each case is: its lines are those since the last header or result."""
+        con = self.con
+        if HEADER.match(line) or step:
+            if isinstance(step, Ended) and self.failed_at is not None and not step.failed:
+                con.overruled[step.case] = self.lines[self.failed_at:i + 1]
+            self.failed_at = None
+            if isinstance(step, Ended) and not step.parent:
+                then, now = _stamp(self.raw[self.start]), _stamp(self.raw[i])
                 took = round(now - then, 6) if then is not None and now is not None else None
-                con.index.cases[case] = Span(start + 2, i + 1, took)
-            start = i
+                con.index.cases[step.case] = Span(self.start + 2, i + 1, took)
+            self.start = i
         elif crash and con.index.crash is None:
-            con.index.crash = _trace(lines, i)
-            con.index.crash_lines = lines[i:con.index.crash.last]
+            con.index.crash = _trace(self.lines, i)
+            con.index.crash_lines = self.lines[i:con.index.crash.last]
+
+    def _facts(self, line: str) -> None:
         m = FACTS.search(line)
-        if m and not in_message:
-            con.facts = dict(kv.split('=', 1) for kv in m.group(1).split() if '=' in kv)
+        if m and not self.msg.open:
+            self.con.facts = dict(kv.split('=', 1) for kv in m.group(1).split() if '=' in kv)
+
+    def _kmemleak(self, line: str, number: int) -> bool:
+        """The /init scan: its own lines are read here alone (True)."""
+        scan = self.con.kmemleak
         k = KMEMLEAK.search(line)
         if k:
             state = k.group(1)
-            if state == 'end' and con.kmemleak.state != 'begin':
+            if state == 'end' and scan.state != 'begin':
                 state = 'end-without-begin'
             if state == 'begin':
-                con.kmemleak = KmemleakScan()
-            con.kmemleak.state, con.kmemleak.reason = state, k.group(2).strip()
-            continue
-        if started and not con.dropped and DROPPED.match(line):
-            con.dropped = f'line {number}: "{line.strip()}"'
-        if con.kmemleak.state in ('begin', 'end') and not con.late_kmemleak and \
+                scan = self.con.kmemleak = KmemleakScan()
+            scan.state, scan.reason = state, k.group(2).strip()
+            return True
+        if self.started and not self.con.dropped and DROPPED.match(line):
+            self.con.dropped = f'line {number}: "{line.strip()}"'
+        if scan.state in ('begin', 'end') and not self.con.late_kmemleak and \
                 KMEMLEAK_SPLAT.match(line):
-            con.late_kmemleak = f'line {number}: "{line.strip()}"'
-        if con.kmemleak.state == 'begin':
+            self.con.late_kmemleak = f'line {number}: "{line.strip()}"'
+        if scan.state == 'begin':
             if LEAK.search(line):
-                con.kmemleak.objects.append([])
-            if con.kmemleak.objects:
-                con.kmemleak.objects[-1].append(line.rstrip())
+                scan.objects.append([])
+            if scan.objects:
+                scan.objects[-1].append(line.rstrip())
+        return False
+
+    def _stream(self, line: str, number: int) -> None:
+        """The first KTAP version line starts the stream; one more at its
+        indentation starts a second."""
         v = KTAP_START.match(line)
-        if v and not started:
-            started, top = True, v.group(1)
-        elif v and v.group(1) == top and not con.second_stream:
-            con.second_stream = number
-        died = KUNIT_DIED.match(line)
-        if in_message and (died or STACK_DUMP.match(line)):
-            told()
-        known = REPORT.match(line)
-        is_rule = started and bool(RULE.match(line))
-        if rule is not None and line.strip() and not is_rule:
-            # a rule of `=` opens a report whose title is the next line
-            if not (crash or known):
-                unknown(f'line {number - 1}: "{rule}" then "{line.strip()}"')
-            rule = None
+        if v and not self.started:
+            self.started, self.top = True, v.group(1)
+        elif v and v.group(1) == self.top and not self.con.second_stream:
+            self.con.second_stream = number
+
+    def _rule(self, line: str, number: int, explained: bool) -> bool:
+        """A rule of `=` opens a report whose title is the next line: a rule
+        is read here alone (True)."""
+        is_rule = self.started and bool(RULE.match(line))
+        if self.rule is not None and line.strip() and not is_rule:
+            if not explained:
+                self._unknown(f'line {number - 1}: "{self.rule}" then "{line.strip()}"')
+            self.rule = None
         if is_rule:
-            if closing:
-                closing = False     # the rule that ends the report it opened
-            elif rule is None:
-                rule = line.strip()
-            continue
+            if self.closing:
+                self.closing = False    # the rule that ends the report it opened
+            elif self.rule is None:
+                self.rule = line.strip()
+        return is_rule
+
+    def _kunit_says(self, line: str, died: bool) -> bool:
+        """KUnit's and the module's words on the case: its thread died, it
+        did not end in time, it changed the kernel's state (True)."""
         if died:
-            crashed(tentative or Crash(first=f'KUnit: the case\'s thread died ("{line.strip()}")',
-                                       panic='', where=_where(path, last)))
+            self._crashed(self.msg.tentative or Crash(
+                first=f'KUnit: the case\'s thread died ("{line.strip()}")',
+                panic='', where=str(self.at)))
         if KUNIT_TIMED_OUT.match(line):
-            report(f'KUnit: the case did not end in time ("{line.strip()}")')
+            self._report(f'KUnit: the case did not end in time ("{line.strip()}")')
         changed = STATE_CHANGED.match(line)
         if changed:
-            report(changed.group(1))
-        if s or r or (DIAGNOSTIC.match(line) and not FAILED_AT.search(line)):
-            in_message = False          # the message ended with no word of the kernel
-            held.clear()
-            held_unknown.clear()
-        if FAILED_AT.search(line):
-            in_message = True
-            failed_at = i if failed_at is None else failed_at
-        f = FRAME.search(line)
-        if f and not in_message:
-            frames.append(f.group(1))
-        if s:
-            depth = len(s.group(1)) // 4
-            if depth == 0 and pending and suite_done:
-                con.stray.setdefault(f'{OUTSIDE_CASES}.after_{suite_done}', pending[0])
-                pending = []
-            path = path[:depth] + [s.group(2).strip()]
-            suite_done = ''
-            continue
-        if r:
-            tentative, closing = None, False
-            if ends_parent:
+            self._report(changed.group(1))
+        return bool(changed)
+
+    def _message(self, i: int, line: str, step: Optional[Step]) -> None:
+        """A failed expectation opens a message; the next diagnostic or KTAP
+        line closes it.  Frames are read outside messages only."""
+        failed = FAILED_AT.search(line)
+        if step or (DIAGNOSTIC.match(line) and not failed):
+            self.msg.drop()
+        if failed:
+            self.msg.open = True
+            self.failed_at = i if self.failed_at is None else self.failed_at
+        f = FRAME_LINE.search(line)
+        if f and not self.msg.open:
+            self.frames.append(f.group(1))
+
+    def _step(self, step: Step) -> None:
+        """A suite or parameterised case opens, or a result line."""
+        at = self.at
+        if isinstance(step, Opened):
+            at.suite_done = ''
+        else:
+            self.msg.tentative, self.closing = None, False
+            self._file_frames(step.case)
+            if step.directive == 'SKIP':
+                self.con.skips[step.case] = step.reason
+            if at.pending and step.parent:
                 # the end of a suite or of a parameterised case: a report still
                 # pending came after its last case, in no case's window
-                if r.group(3) == 'SKIP':
-                    con.skips['.'.join(path[:depth + 1])] = r.group(4).strip()
-                file_frames('.'.join(path[:depth + 1]))
-                if pending:
-                    con.stray.setdefault(f'{OUTSIDE_CASES}.after_{"_".join(path[:depth + 1])}',
-                                         pending[0])
-                    pending = []
-                if depth == 0:
-                    suite_done = path[0]
-                path = path[:depth]
-            else:
-                file_frames(case)
-                if r.group(3) == 'SKIP':
-                    con.skips[case] = r.group(4).strip()
-                if pending:
-                    con.reports.setdefault(case, []).extend(pending)
-                    pending = []
-                last = name
-            continue
+                self.con.stray.setdefault(f'{OUTSIDE_CASES}.after_{"_".join(step.names)}',
+                                          at.pending[0])
+            elif at.pending:
+                self.con.reports.setdefault(step.case, []).extend(at.pending)
+            at.pending = []
+            if step.parent and step.depth == 0:
+                at.suite_done = step.name
+            if not step.parent:
+                at.last = step.name
+        at.nesting.take(step)
+
+    def _crash(self, line: str, crash: bool) -> None:
+        """A crash line (the test's own words inside a message, until the
+        kernel speaks), and the panic line that follows it."""
+        msg, con = self.msg, self.con
         if crash:
-            found = Crash(first=line.strip(), panic='', where=_where(path, last))
-            if not in_message:
-                crashed(found)
-            elif not tentative and not con.crash:
-                tentative = found
+            found = Crash(first=line.strip(), panic='', where=str(self.at))
+            if not msg.open:
+                self._crashed(found)
+            elif not msg.tentative and not con.crash:
+                msg.tentative = found
         p = PANIC.match(line)
-        for c in (con.crash, tentative):
+        for c in (con.crash, msg.tentative):
             if p and c and not c.panic:
                 c.panic = p.group(1).strip()
-        if not started or crash or changed:
-            continue
+
+    def _report_line(self, line: str, number: int, known: bool) -> None:
         if known:
-            closing = closing or bool(CLOSED_REPORT.match(line))
-            if in_message:
-                held.append(line.strip())
+            self.closing = self.closing or bool(CLOSED_REPORT.match(line))
+            if self.msg.open:
+                self.msg.held.append(line.strip())
             else:
-                report(line.strip())
+                self._report(line.strip())
         elif BANNER.match(line):
-            unknown(f'line {number}: "{line.strip()}"')
-    if rule is not None:
-        unknown(f'the last line: "{rule}"')
-    if in_message:
-        told()                  # the log stopped inside the message: no test said that
-    pending = [p for p in pending if not con.crash or p != con.crash.first]
-    if pending and path:
-        # output stopped inside a case: the report is that case's, which never finished
-        con.stray.setdefault(f'{OUTSIDE_CASES}.in_{"_".join(path)}', pending[0])
-    file_frames('.'.join(path))     # output stopped in that case: its frames are kept
-    con.crash = con.crash or tentative
-    con.where = _where(path, last)
-    return con
+            self._unknown(f'line {number}: "{line.strip()}"')
+
+    def _file_frames(self, case: str) -> None:
+        for text in self.frames:
+            f = parse_frame(case, text)
+            if isinstance(f, Frame):
+                self.con.frames.append(f)
+            else:
+                self.con.malformed_frames.append(f)
+        self.frames.clear()
+
+    def _report(self, text: str) -> None:
+        """A report of the kernel: the running case's, or its window's."""
+        at = self.at
+        if at.nesting.path:
+            at.pending.append(text)
+        elif self.started and not (at.suite_done and KMEMLEAK_SPLAT.match(text)):
+            self.con.stray.setdefault(at.window(), text)
+
+    def _unknown(self, text: str) -> None:
+        """A banner no table knows: the gate cannot read it (held while it
+        may still be the test's own words)."""
+        (self.msg.held_unknown if self.msg.open else self.con.unknown).append(
+            f'{text} (in {self.at})')
+
+    def _crashed(self, found: Crash) -> None:
+        """The first crash: the run's, and a report of the case it hit if KUnit
+        survived it (where output stops, the crash is the cause already)."""
+        if not self.con.crash:
+            self.con.crash = found
+            if self.at.nesting.path:
+                self.at.pending.append(found.first)
+
+    def _told(self) -> None:
+        """The kernel is printing: what the message window held was its own."""
+        msg = self.msg
+        if msg.tentative:
+            self._crashed(msg.tentative)
+        msg.tentative = None
+        for text in msg.held:
+            self._report(text)
+        self.con.unknown.extend(msg.held_unknown)
+        msg.drop()
+
+    def _finish(self) -> Console:
+        con, at = self.con, self.at
+        path = at.nesting.path
+        if self.rule is not None:
+            self._unknown(f'the last line: "{self.rule}"')
+        if self.msg.open:
+            self._told()        # the log stopped inside the message: no test said that
+        pending = [p for p in at.pending if not con.crash or p != con.crash.first]
+        if pending and path:
+            # output stopped inside a case: the report is that case's, which never finished
+            con.stray.setdefault(f'{OUTSIDE_CASES}.in_{"_".join(path)}', pending[0])
+        self._file_frames('.'.join(path))   # output stopped in that case: its frames are kept
+        con.crash = con.crash or self.msg.tentative
+        con.where = str(at)
+        return con
+
+
+def read(raw: Iterable[str]) -> Console:
+    return _Reader(list(raw)).read()

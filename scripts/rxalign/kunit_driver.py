@@ -26,7 +26,8 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 from .arch_plan import KUNIT_GRACE, KUNIT_PY, ArchPlan, RunSettings, plan
 from .arches import Arch
 from .cache import Lock
-from .console import RESULT as RESULT_LINE, PANIC as PANIC_LINE, TIMESTAMP
+from .console import PANIC as PANIC_LINE
+from .ktap_nesting import RESULT as RESULT_LINE, TIMESTAMP
 from .fmt import seconds as fmt_seconds
 from .live import SuiteProgress
 from .initramfs import BUSYBOX, GuestBuildError, kconfig as initramfs_kconfig

@@ -12,13 +12,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable, List
 
-from .console import RESULT, SUBTEST, TIMESTAMP
-
-
-@dataclasses.dataclass
-class _Open:
-    name: str
-    indent: int                 # the indentation of its `# Subtest:` line and its tests
+from .ktap_nesting import TIMESTAMP, Ended, Nesting, Opened
 
 
 @dataclasses.dataclass
@@ -35,39 +29,34 @@ class SuiteProgress:
 
     def __init__(self, say: Callable[[str], None]) -> None:
         self.say = say
-        self._open: List[_Open] = []     # the suite, then a parameterised case
+        self._nesting = Nesting()        # the suite, then a parameterised case
         self._counts = _Counts()
         self._failed_before = 0          # failures when the open parameterised case began
 
     def feed(self, raw: str) -> None:
-        line = TIMESTAMP.sub('', raw.rstrip('\n'))
-        s = SUBTEST.match(line)
-        if s:
-            if not self._open:
+        step = self._nesting.see(TIMESTAMP.sub('', raw.rstrip('\n')))
+        if isinstance(step, Opened):
+            if not self._nesting.path:
                 self._counts = _Counts()
             self._failed_before = len(self._counts.failed)
-            self._open.append(_Open(s.group(2).strip(), len(s.group(1))))
-            return
-        r = RESULT.match(line)
-        if not r or not self._open:
-            return
-        name, skipped = r.group(2).strip(), (r.group(3) or '').upper() == 'SKIP'
-        failed = line.lstrip().startswith('not ok')
-        if len(r.group(1)) < self._open[-1].indent and name == self._open[-1].name:
-            self._open.pop()
-            if not self._open:
-                self.say(self._summary(name, failed, skipped))
-            elif failed and len(self._counts.failed) == self._failed_before:
-                self._counts.failed.append(name)     # the case's own `not ok`
-            return
-        where = ' '.join(o.name for o in self._open[1:] + [_Open(name, 0)])
-        if skipped:
+        elif isinstance(step, Ended) and self._nesting.path:
+            self._ended(step)
+        if step:
+            self._nesting.take(step)
+
+    def _ended(self, r: Ended) -> None:
+        skipped = r.directive.upper() == 'SKIP'
+        if r.parent and r.depth == 0:
+            self.say(self._summary(r.name, r.failed, skipped))
+        elif r.parent:
+            if r.failed and len(self._counts.failed) == self._failed_before:
+                self._counts.failed.append(r.name)     # the case's own `not ok`
+        elif skipped:
             self._counts.skipped += 1
-        elif failed:
-            self._counts.failed.append(where)
+        elif r.failed:
+            self._counts.failed.append(' '.join(r.names[1:]))
         else:
             self._counts.passed += 1
-
     def _summary(self, suite: str, failed: bool, skipped: bool) -> str:
         c = self._counts
         said = 'skipped' if skipped else 'not ok' if failed else 'ok'

@@ -316,22 +316,67 @@ class MalformedFrame:
                    why=_str(d, 'why', where))
 
 
+def _key_values(text: str) -> Dict[str, str]:
+    """A line's `key=value key=value ...`; ValueError says what is wrong."""
+    fields: Dict[str, str] = {}
+    for token in text.split():
+        key, sep, value = token.partition('=')
+        if not sep or not key:
+            raise ValueError(f'{token!r} is no key=value')
+        if key in fields:
+            raise ValueError(f'{key} given twice')
+        fields[key] = value
+    if not fields:
+        raise ValueError('no key=value at all')
+    return fields
+
+
 def parse_frame(case: str, text: str) -> Union[Frame, MalformedFrame]:
     """What follows `rx_align_frame: ` on a console line -> a Frame, or why not."""
-    fields: Dict[str, str] = {}
     try:
-        for token in text.split():
-            key, sep, value = token.partition('=')
-            if not sep or not key:
-                raise ValueError(f'{token!r} is no key=value')
-            if key in fields:
-                raise ValueError(f'{key} given twice')
-            fields[key] = value
-        if not fields:
-            raise ValueError('no key=value at all')
-        return Frame.from_fields(case, fields)
+        return Frame.from_fields(case, _key_values(text))
     except ValueError as e:
         return MalformedFrame(case=case, line=(FRAME_PREFIX + text).strip(), why=str(e))
+
+
+SENT_PREFIX = 'rx_align_sent: '
+
+
+class SendOutcome(str, enum.Enum):
+    """What became of a frame the drivers suite sent (outcome=)."""
+    SEEN = 'seen'
+    LOST = 'lost'               # no send of it arrived
+
+
+@dataclasses.dataclass(frozen=True)
+class Sent:
+    """One `rx_align_sent:` line of the drivers suite (rx_report_sent() in
+    the C): one frame sent to a NIC, how many sends it took, whether it came."""
+    frame: str
+    length: int
+    sends: int                  # 0: an earlier frame of its kind and length was seen
+    outcome: SendOutcome
+
+    @property
+    def resent(self) -> int:
+        return max(self.sends - 1, 0)
+
+
+def parse_sent(text: str) -> Sent:
+    """What follows `rx_align_sent: ` on a console line -> a Sent; ValueError
+    says what is wrong with it."""
+    fields = _key_values(text)
+    missing = [k for k in ('frame', 'len', 'sends', 'outcome') if k not in fields]
+    if missing:
+        raise ValueError(f'no {", ".join(missing)} in {text!r}')
+    try:
+        outcome = SendOutcome(fields['outcome'])
+    except ValueError:
+        raise ValueError(f'outcome={fields["outcome"]!r} is not one of seen|lost') from None
+    if not (fields['sends'].isascii() and fields['sends'].isdigit()):
+        raise ValueError(f'sends={fields["sends"]!r} is not a count')
+    return Sent(frame=fields['frame'], length=_frame_int('len', fields['len']),
+                sends=int(fields['sends']), outcome=outcome)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -24,7 +24,7 @@ from .ktap_log import KtapLog, read as read_ktap
 from .results import ArchRun, Case, CaseStatus, Problem, ProblemKind, Verdict
 
 # A backtrace frame: `[<addr>] sym+0x1/0x2` (older kernels) or `sym+0x1/0x2` (6.12).
-FRAME = re.compile(r'^\s+(?:\[<[0-9a-f]+>\]\s*)?([\w.]+)\+0x[0-9a-f]+/0x[0-9a-f]+', re.M)
+STACK_FRAME = re.compile(r'^\s+(?:\[<[0-9a-f]+>\]\s*)?([\w.]+)\+0x[0-9a-f]+/0x[0-9a-f]+', re.M)
 KMEMLEAK_CASE = 'kmemleak.after_suites'
 BUILD_ERROR = re.compile(r'(error:.*|\*\*\* .*|Error \d+.*)')
 
@@ -123,13 +123,13 @@ def _kmemleak(scan: console.KmemleakScan, ours: FrozenSet[str]) -> Tuple[Optiona
         return None, ('the kmemleak scan did not finish after the suites (no '
                       '"rx_align_kmemleak: end" line from /init)')
     objects = scan.objects
-    mine = [o for o in objects if any(f in ours for f in FRAME.findall('\n'.join(o)))]
+    mine = [o for o in objects if any(f in ours for f in STACK_FRAME.findall('\n'.join(o)))]
     if not mine:
         note = f'{len(objects)} unreferenced object(s), none allocated by this module'
         return Case(KMEMLEAK_CASE, CaseStatus.PASS, '',
                     [note] + [ln for o in objects for ln in o]), ''
     first = console.LEAK.search(mine[0][0])
-    via = next(f for f in FRAME.findall('\n'.join(mine[0])) if f in ours)
+    via = next(f for f in STACK_FRAME.findall('\n'.join(mine[0])) if f in ours)
     msg = (f'kmemleak: {len(mine)} object(s) leaked by this module, the first '
            f'{first.group(1) if first else "?"} (size {first.group(2) if first else "?"}) '
            f'allocated through {via}()')

@@ -55,3 +55,15 @@ def test_timestamps_and_chunks_as_the_console_prints_them() -> None:
                  '[    1.400000] ok 1 s'):
         progress.feed(line + '\n')
     assert lines == ['suite s: ok, 1 passed, 1 skipped']
+
+
+def test_a_parameterised_cases_own_not_ok_is_named_once() -> None:
+    """Its parameters passed but its own result says `not ok` (its exit
+    failed): the case is the failure; a failed parameter is named instead."""
+    lines: List[str] = []
+    progress = SuiteProgress(lines.append)
+    for line in ('    # Subtest: s', '    1..2', '        # Subtest: p', '        ok 1 a',
+                 '    not ok 1 p', '        # Subtest: q', '        not ok 1 b', '    not ok 2 q',
+                 'not ok 1 s'):
+        progress.feed(line + '\n')
+    assert lines == ['suite s: not ok, 1 passed, 2 failed (failed: p, q b)']

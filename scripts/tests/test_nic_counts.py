@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 from types import ModuleType
 from typing import List, Optional
 
+import pytest
+
 from rxalign import baseline, report, tables
 from rxalign.declared import expected_suites
-from rxalign.results import ArchRun, Results, RunMeta
+from rxalign.results import ArchRun, Results, RunMeta, SendOutcome, parse_sent
 from rxalign.verdict import judge
 
 HERE = Path(__file__).resolve().parent / 'fixtures'
@@ -94,27 +97,38 @@ E1000_FRAME = ('driver=e1000 path={nic} frame=ipv4 len=60 class=ip_align band=bu
                'fixups=-1 verdict=pass')
 
 
+def _drivers_run(parser: ModuleType, tmp_path: Path, nics: List[List[str]]) -> Results:
+    """pass.ktap's boot, then a drivers suite whose frames case has one
+    parameter per entry of @nics (its lines, then `ok`), judged on x86_64."""
+    import faults
+    suite = ['    KTAP version 1', '    # Subtest: net_rx_align_drivers',
+             '    # module: rx_align_drivers_kunit', '    1..1',
+             '        KTAP version 1', '        # Subtest: rx_driver_frames_case']
+    for i, (nic, *lines) in enumerate(nics, 1):
+        suite += [*lines, f'        ok {i} {nic}']
+    suite += ['    ok 1 rx_driver_frames_case', 'ok 1 net_rx_align_drivers']
+    boot = faults.pass_log()
+    start = faults.at(boot, 'KTAP version 1')
+    log = faults.write(boot[:start + 1] + ['1..1'] + suite, tmp_path / 'ktap.log')
+    v = judge(ArchRun(arch='x86_64', ktap_log=log), {'net_rx_align_drivers': []}, parser, 300)
+    meta = RunMeta(tree='t', head='a' * 40, tree_hash='b' * 40, series='c', run_id='r',
+                   arches=('x86_64',), finished='now')
+    return Results(runs=[meta], arches={'x86_64': v})
+
+
+def _frame(nic: str) -> str:
+    import faults
+    return faults.frame_line('rx_driver_frames_case', E1000_FRAME.format(nic=nic))
+
+
 def test_the_first_nics_resends_are_counted(parser: ModuleType, tmp_path: Path) -> None:
     """Issue 50 item 8 (in part): kunit_parser files the first parameter's lines
     under its parameterised case, so the first NIC's case had no log and its
     resends showed as 0. Two e1000s, as the drivers suite names them today
     (rx_nic_desc(): `e1000`, `e1000_2`), each with one frame sent again."""
-    import faults
-    suite = ['    KTAP version 1', '    # Subtest: net_rx_align_drivers',
-             '    # module: rx_align_drivers_kunit', '    1..1',
-             '        KTAP version 1', '        # Subtest: rx_driver_frames_case']
-    for i, nic in enumerate(('e1000', 'e1000_2'), 1):
-        suite += [f'    # rx_driver_frames_case: {nic}: ipv4 60-byte frame not seen, sent again',
-                  faults.frame_line('rx_driver_frames_case', E1000_FRAME.format(nic=nic)),
-                  f'        ok {i} {nic}']
-    suite += ['    ok 1 rx_driver_frames_case', 'ok 1 net_rx_align_drivers']
-    lines = faults.pass_log()
-    start = faults.at(lines, 'KTAP version 1')
-    log = faults.write(lines[:start + 1] + ['1..1'] + suite, tmp_path / 'ktap.log')
-    v = judge(ArchRun(arch='x86_64', ktap_log=log), {'net_rx_align_drivers': []}, parser, 300)
-    meta = RunMeta(tree='t', head='a' * 40, tree_hash='b' * 40, series='c', run_id='r',
-                   arches=('x86_64',), finished='now')
-    results = Results(runs=[meta], arches={'x86_64': v})
+    results = _drivers_run(parser, tmp_path, [
+        [nic, f'    # rx_driver_frames_case: {nic}: ipv4 60-byte frame not seen, sent again',
+         _frame(nic)] for nic in ('e1000', 'e1000_2')])
     counts = {c.nic: (c.resent, c.received) for c in tables.nic_counts(results)}
     assert counts == {'e1000': (1, 1), 'e1000_2': (1, 1)}, counts
     # the driver grid (and the baseline's cells, keyed by its rows) keeps them apart
@@ -206,3 +220,44 @@ def test_a_real_skip_over_a_failed_expectation_fails(parser: ModuleType) -> None
     assert v.exit == 1 and 'skipped after a failure of their own' in v.cause, v.cause
     case = next(c for c in v.cases if c.name.endswith('rx_bystanders_untouched'))
     assert case.shown == 'FAIL' and 'was not a bystander found up' in case.message, case
+
+
+def _sent_line(nic: str, frame: str, length: int, sends: int, outcome: str) -> str:
+    return (f'    # rx_driver_frames_case: rx_align_sent: nic={nic} frame={frame} len={length} '
+            f'sends={sends} outcome={outcome}')
+
+
+def test_sent_lost_and_resent_come_from_the_sent_lines(parser: ModuleType,
+                                                       tmp_path: Path) -> None:
+    """rx_align_sent: lines, one per frame sent: sent counts them, lost the
+    outcome=lost ones, resent every send after the first; the English
+    lines of older builds count no more once a case printed them."""
+    results = _drivers_run(parser, tmp_path, [[
+        'e1000', _frame('e1000'),
+        _sent_line('e1000', 'ipv4', 60, 3, 'seen'),
+        _sent_line('e1000', 'ipv6', 150, 3, 'lost'),
+        _sent_line('e1000', 'ipv6', 1514, 0, 'seen'),
+        '    # rx_driver_frames_case: rx_align_sent: nic=e1000 frame=ipv6 len=9 sends=x',
+        '    # rx_driver_frames_case: e1000: ipv4 60-byte frame not seen, sent again']])
+    [e1000] = tables.nic_counts(results)
+    assert (e1000.sent, e1000.received, e1000.lost, e1000.resent) == (3, 1, 1, 4), e1000
+
+
+def test_a_sent_line_says_what_is_wrong_with_it() -> None:
+    s = parse_sent('nic=e1000 frame=ipv4 len=60 sends=1 outcome=seen')
+    assert (s.frame, s.length, s.sends, s.outcome, s.resent) == \
+        ('ipv4', 60, 1, SendOutcome.SEEN, 0)
+    for text, why in (('nic=e1000 frame=ipv4 len=60 sends=1', 'no outcome'),
+                      ('frame=ipv4 len=60 sends=-1 outcome=seen', "sends='-1' is not a count"),
+                      ('frame=ipv4 len=60 sends=1 outcome=late', 'not one of seen|lost'),
+                      ('frame=ipv4 len=6O sends=1 outcome=seen', 'not a number')):
+        with pytest.raises(ValueError, match=why):
+            parse_sent(text)
+
+
+def test_the_docs_sample_sent_line_is_read() -> None:
+    """docs/drivers.md shows the line the C prints: the parser reads it."""
+    doc = (Path(__file__).resolve().parents[2] / 'docs' / 'drivers.md').read_text()
+    doc = ' '.join(doc.split())
+    samples = [m.group(1) for m in map(tables.SENT.search, re.findall(r'`([^`]*)`', doc)) if m]
+    assert samples and parse_sent(samples[0]).outcome == SendOutcome.SEEN
