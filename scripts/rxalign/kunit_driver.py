@@ -127,7 +127,8 @@ def nic_exec_args(arch: Arch) -> List[str]:
     return [f'--qemu_args={shlex.join(arch.nic_qemu_args(port))}',
             f'--kernel_args={NICS_PARAM}={",".join(arch.nic_macs())}',
             *(f'--kernel_args={a}' for a in arch.bystander_kernel_args()),
-            *(f'--kernel_args={MODULE}.{p}' for p in arch.nic_params)]
+            *(f'--kernel_args={MODULE}.{p}' for p in arch.nic_params),
+            *(f'--kernel_args={a}' for a in arch.nic_kernel_args)]
 
 
 def dtb_args(arch: Arch, build_dir: Path) -> List[str]:
