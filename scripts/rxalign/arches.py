@@ -383,6 +383,9 @@ ARCHES: Tuple[Arch, ...] = (
          # onboard devices and has no free slot, pciB is empty
          nics=(SUNHME, VIRTIO_PCI, E1000, TULIP), nic_qdev_bus='pciB',
          nic_kernel_args=_SABRE_VIRTIO_TX,
+         # --coverage with 7.3's nolibc (6.12's has no sparc); the /init
+         # powers off: a reset boots OpenBIOS again
+         coverage_cflags=('-DRX_GCOV_STOP=LINUX_REBOOT_CMD_POWER_OFF',),
          policy='UltraSPARC sun4u: NET_IP_ALIGN 2 (generic), big-endian, 8K pages'),
     # sparc64's kernel with virtio_net in the receive modes the entry above
     # lacks (pciB has four slots).  virtio_net sends to hme: without

@@ -66,7 +66,16 @@ def boot(arch: Arch, tree: Path, kmemleak: bool = False) -> Boot:
 # kunit.py appends " kunit_shutdown=reboot" to the config's command line: a
 # trailing "--" hands it to /init as an argument, so the kernel goes on to
 # run /init after KUnit (the --debug kmemleak config does the same by hand).
+# A kunit_shutdown= of the config's own (sparc64.py: poweroff, before its
+# "--") is dropped: the /init ends the machine.
 COMMAND_LINE = re.compile(r"(kernel_command_line\s*=\s*)'([^'\\]*)'")
+SHUTDOWN = re.compile(r'\s*\bkunit_shutdown=\S*')
+
+
+def _kernel_part(line: str) -> str:
+    """@line without a trailing "--" and without kunit_shutdown=."""
+    kernel = line[:-len(' --')] if line.endswith(' --') else line
+    return SHUTDOWN.sub('', kernel).strip()
 
 
 def init_after_suites(b: Boot, build_dir: Path, name: str) -> Boot:
@@ -80,7 +89,8 @@ def init_after_suites(b: Boot, build_dir: Path, name: str) -> Boot:
                            f'{len(found)} kernel_command_line=\'...\' assignments, not one; '
                            'give the arch a config of its own in scripts/qemu_configs/')
     derived = (f'# Written by rx-align from {b.config_file}: /init runs after KUnit.\n'
-               + COMMAND_LINE.sub(lambda m: f"{m.group(1)}'{m.group(2)} --'", text))
+               + COMMAND_LINE.sub(lambda m: f"{m.group(1)}'{_kernel_part(m.group(2))} --'",
+                                 text))
     path = build_dir / f'qemu-{name}-init.py'
     build_dir.mkdir(parents=True, exist_ok=True)
     if not path.is_file() or path.read_text() != derived:
