@@ -189,8 +189,15 @@ int main(void)
 	char count[24];
 	int dir;
 
-	/* kernel messages to the console only from KERN_EMERG on */
+	/*
+	 * kernel messages to the console only from KERN_EMERG on (nolibc's
+	 * raw syscall macro, as 6.1-6.12 and 7.x name it)
+	 */
+#ifdef __nolibc_syscall3
+	__nolibc_syscall3(__NR_syslog, SYSLOG_ACTION_CONSOLE_LEVEL, 0, 1);
+#else
 	my_syscall3(__NR_syslog, SYSLOG_ACTION_CONSOLE_LEVEL, 0, 1);
+#endif
 	mkdir(MOUNT_AT, 0755);
 	dir = mount("debugfs", MOUNT_AT, "debugfs", 0, 0) < 0 ? -2 :
 		open(GCOV_DIR, O_RDONLY | O_DIRECTORY);
