@@ -6,7 +6,9 @@
  * built with GCOV_PROFILE are in debugfs.  Print each .gcda file under
  * /sys/kernel/debug/gcov in base64 between markers, for the harness to
  * decode (scripts/rxalign/coverage.py), then reset the machine: QEMU runs
- * with -no-reboot, so it exits.
+ * with -no-reboot, so it exits.  Where a reset does not end QEMU (sun4u:
+ * OpenBIOS boots again), the arch builds it with
+ * -DRX_GCOV_STOP=LINUX_REBOOT_CMD_POWER_OFF.
  *
  *   rx_align_gcov: begin
  *   rx_align_gcov: file PATH
@@ -28,6 +30,10 @@
 #define MOUNT_AT	"/debug"
 #endif
 #define GCOV_DIR	MOUNT_AT "/gcov"
+
+#ifndef RX_GCOV_STOP
+#define RX_GCOV_STOP	LINUX_REBOOT_CMD_RESTART
+#endif
 #define LINE_BYTES	57		/* 76 base64 characters */
 #define SYSLOG_ACTION_CONSOLE_LEVEL 8
 
@@ -183,8 +189,15 @@ int main(void)
 	char count[24];
 	int dir;
 
-	/* kernel messages to the console only from KERN_EMERG on */
+	/*
+	 * kernel messages to the console only from KERN_EMERG on (nolibc's
+	 * raw syscall macro, as 6.1-6.12 and 7.x name it)
+	 */
+#ifdef __nolibc_syscall3
+	__nolibc_syscall3(__NR_syslog, SYSLOG_ACTION_CONSOLE_LEVEL, 0, 1);
+#else
 	my_syscall3(__NR_syslog, SYSLOG_ACTION_CONSOLE_LEVEL, 0, 1);
+#endif
 	mkdir(MOUNT_AT, 0755);
 	dir = mount("debugfs", MOUNT_AT, "debugfs", 0, 0) < 0 ? -2 :
 		open(GCOV_DIR, O_RDONLY | O_DIRECTORY);
@@ -200,6 +213,6 @@ int main(void)
 		*number(count, files, 10) = 0;
 		say("done ", count);
 	}
-	reboot(LINUX_REBOOT_CMD_RESTART);
+	reboot(RX_GCOV_STOP);
 	return 0;
 }

@@ -108,6 +108,13 @@ def boot(arch: Arch, tree: Path, kmemleak: bool = False) -> Boot:
 # trailing "--" hands it to /init as an argument, so the kernel goes on to
 # run /init after KUnit (the --debug kmemleak config does the same by hand).
 COMMAND_LINE = re.compile(r"(kernel_command_line\s*=\s*)'([^'\\]*)'")
+SHUTDOWN = re.compile(r'\s*\bkunit_shutdown=\S*')
+
+
+def _kernel_part(line: str) -> str:
+    """@line without a trailing "--" and without kunit_shutdown=."""
+    kernel = line[:-len(' --')] if line.endswith(' --') else line
+    return SHUTDOWN.sub('', kernel).strip()
 
 
 def init_after_suites(b: Boot, build_dir: Path, name: str) -> Boot:
@@ -121,7 +128,8 @@ def init_after_suites(b: Boot, build_dir: Path, name: str) -> Boot:
                            f'{len(found)} kernel_command_line=\'...\' assignments, not one; '
                            'give the arch a config of its own in scripts/qemu_configs/')
     derived = (f'# Written by rx-align from {b.config_file}: /init runs after KUnit.\n'
-               + COMMAND_LINE.sub(lambda m: f"{m.group(1)}'{m.group(2)} --'", text))
+               + COMMAND_LINE.sub(lambda m: f"{m.group(1)}'{_kernel_part(m.group(2))} --'",
+                                 text))
     path = build_dir / f'qemu-{name}-init.py'
     build_dir.mkdir(parents=True, exist_ok=True)
     if not path.is_file() or path.read_text() != derived:
@@ -310,7 +318,8 @@ def nic_exec_args(arch: Arch) -> List[str]:
     return [f'--qemu_args={shlex.join(arch.nic_qemu_args(port))}',
             f'--kernel_args={NICS_PARAM}={",".join(arch.nic_macs())}',
             *(f'--kernel_args={a}' for a in arch.bystander_kernel_args()),
-            *(f'--kernel_args={MODULE}.{p}' for p in arch.nic_params)]
+            *(f'--kernel_args={MODULE}.{p}' for p in arch.nic_params),
+            *(f'--kernel_args={a}' for a in arch.nic_kernel_args)]
 
 
 def dtb_args(arch: Arch, tree: Path, build_dir: Path) -> List[str]:

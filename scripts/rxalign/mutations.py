@@ -150,9 +150,7 @@ MUTATIONS: Tuple[Mutation, ...] = (
              f'a real driver where loads trap: tulip\'s tagged 1518-byte frame '
              f'({NEWEST.name} without our fix)',
              (('net_rx_align_drivers.rx_driver_frames_case.tulip', 'no efficient unaligned access'),),
-             profile='drivers', kernel=NEWEST.name,
-             not_in_ci=_own_build('a sparc64 --drivers build of 7.3 (cold: about 8 minutes '
-                                  'and the sparc64 toolchain)')),
+             profile='drivers', kernel=NEWEST.name),
     Mutation('tulip-unaligned-list', 'riscv',
              f'a real driver where unaligned loads are not cheap: tulip\'s frames of 100 '
              f'bytes or more on riscv ({NEWEST.name} without our net-next fix)',

@@ -262,6 +262,23 @@ def test_a_coverage_kernel_has_its_own_build_dir_and_config(tmp_path: Path) -> N
         assert b.kunit_arg == f'--qemu_config={b.config_file}'
 
 
+def test_a_config_that_shuts_down_itself_lets_init_run(tmp_path: Path) -> None:
+    """sparc64.py ends 'kunit_shutdown=poweroff --': kept before the new "--",
+    the kernel would power off after KUnit and /init never print the counters."""
+    from rxalign.paths import QEMU_CONFIGS
+    ours = QEMU_CONFIGS / 'sparc64.py'
+    assert "kunit_shutdown=poweroff --'" in ours.read_text()
+    derived = init_after_suites(Boot(f'--qemu_config={ours}', 'vmlinux', ConfigSource.OURS,
+                                     ours), tmp_path, 'sparc64')
+    assert derived.config_file is not None
+    assert "kernel_command_line='console=ttyS0 --'" in derived.config_file.read_text()
+    # its /init powers the machine off: a reset boots OpenBIOS again on sun4u
+    flags = BY_NAME['sparc64'].init_cflags
+    assert flags is not None and '-DRX_GCOV_STOP=LINUX_REBOOT_CMD_POWER_OFF' in flags
+    source = (Path(coverage.__file__).parents[1] / 'initramfs/gcov-dump.c').read_text()
+    assert 'reboot(RX_GCOV_STOP);' in source
+
+
 def coverage_config() -> Path:
     from rxalign.paths import COVERAGE
     assert 'CONFIG_GCOV_KERNEL=y' in COVERAGE.read_text()
