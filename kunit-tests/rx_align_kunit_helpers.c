@@ -49,14 +49,31 @@ KUNIT_DEFINE_ACTION_WRAPPER(rx_napi_del, netif_napi_del,
 
 /* ---- The frames every suite receives ---- */
 
+/**
+ * var rx_align_frame_names - The name of each frame kind, as the log gives it
+ *
+ * Indexed by &enum rx_frame: "ipv4", "ipv6", "vlan_ipv4", as the suites
+ * name a frame in their log lines and failure messages.
+ */
 const char * const rx_align_frame_names[RX_NR_FRAMES] = {
 	"ipv4", "ipv6", "vlan_ipv4",
 };
 EXPORT_SYMBOL_IF_KUNIT(rx_align_frame_names);
 
-/*
- * Lay out @len bytes as the device's DMA would: Ethernet (+ 802.1Q) to
- * @dest, a valid IPv4 (checksummed) or IPv6 UDP header, zeroed payload.
+/**
+ * rx_align_fill_frame() - Write a frame as the device's DMA would
+ * @buf: where the frame goes, @len bytes
+ * @frame: which kind of frame
+ * @len: the frame's length, from the Ethernet header on; at least
+ *	rx_frame_min(@frame)
+ * @dest: the destination MAC address
+ *
+ * Ethernet (+ 802.1Q) to @dest, a valid IPv4 (checksummed) or IPv6 UDP
+ * header, zeroed payload.  The IPv4 ID carries @frame, so that
+ * rx_align_seen_skb() tells a tagged frame from an untagged one after the
+ * tag came off.
+ *
+ * Context: Any context.
  */
 void rx_align_fill_frame(u8 *buf, enum rx_frame frame, unsigned int len,
 			 const u8 *dest)
@@ -99,12 +116,20 @@ EXPORT_SYMBOL_IF_KUNIT(rx_align_fill_frame);
 
 /* ---- Where a received frame landed ---- */
 
-/*
+/**
+ * rx_align_seen_skb() - Record where a received frame landed
+ * @seen: filled in if the frame is ours; untouched if not
+ * @skb: the frame, with skb->protocol and its network header set
+ *
  * Record where the frame in @skb is, from its network header: what kind
  * of frame and how long, from the IP header rx_align_fill_frame() wrote
  * (the stack or the device may have taken an 802.1Q tag off by now), and
- * where its MAC header started before any tag came off.  False if the
- * network header is not one of ours.
+ * where its MAC header started before any tag came off.  @seen->skb is
+ * set to NULL: holding the skb is the caller's business.
+ *
+ * Context: Any context.
+ * Return: true if the frame is one of ours, false if its network header
+ * is not.
  */
 bool rx_align_seen_skb(struct rx_align_seen *seen, const struct sk_buff *skb)
 {
@@ -151,13 +176,31 @@ static const char * const rx_rule_names[] = {
 	[RX_RULE_NONE] = "none",
 };
 
+/**
+ * rx_align_rule_name() - The name of a rule, as the log gives it
+ * @rule: a value of &enum rx_align_rule (not checked)
+ *
+ * Return: "net_ip_align", "word_aligned", "kept" or "none", the rule= of
+ * an rx_align_frame: line.
+ */
 const char *rx_align_rule_name(enum rx_align_rule rule)
 {
 	return rx_rule_names[rule];
 }
 EXPORT_SYMBOL_IF_KUNIT(rx_align_rule_name);
 
-/* Where @rule wants the network header, mod 4; -1: it is not judged. */
+/**
+ * rx_align_want() - Where a rule wants the network header
+ * @rule: the rule the frame is judged by
+ * @kept: for RX_RULE_KEPT, where the network header was before the path
+ *	ran; ignored by the other rules
+ *
+ * The one place the wanted offset is decided: RX_EXPECT_FRAME() and the
+ * rx_align_frame: line both take it from here.
+ *
+ * Return: the offset past a 4-byte boundary, 0 to 3, or -1 if @rule does
+ * not judge the frame (RX_RULE_NONE).
+ */
 int rx_align_want(enum rx_align_rule rule, unsigned long kept)
 {
 	switch (rule) {
@@ -182,6 +225,26 @@ module_param(frame_lines, bool, 0444);
 MODULE_PARM_DESC(frame_lines,
 		 "print an rx_align_frame: line for every frame, not only for those that fail");
 
+/**
+ * rx_align_report_frame() - Log the line a frame gets
+ * @test: the case whose log gets the line
+ * @path: the path or driver the frame came through
+ * @name: the frame, as the case names it
+ * @seen: where the frame landed
+ * @rule: the rule it was judged by
+ * @want: rx_align_want() of @rule, -1 if not judged
+ * @failed: the case's verdict on the frame
+ * @extra: more key=value pairs for the line, or NULL
+ *
+ * One rx_align_frame: line, for a failed frame always, for the others
+ * only with the module parameter frame_lines set.  Its verdict= is "fail"
+ * when @failed, "pass" when the frame was judged, and for a frame not
+ * judged "cost" if its network header is off a word, else "recorded".
+ * Reports only: the case fails the frame itself (RX_EXPECT_FRAME() does).
+ *
+ * Context: Process context; may sleep (the case's log grows with
+ * GFP_KERNEL).
+ */
 void rx_align_report_frame(struct kunit *test, const char *path,
 			   const char *name, const struct rx_align_seen *seen,
 			   enum rx_align_rule rule, int want, bool failed,
@@ -240,9 +303,18 @@ static void rx_kernel_state_check(void *data)
 			   "kernel state changed during the case: debug_locks turned off");
 }
 
-/*
- * Every suite's .init: a case during which the kernel reported a problem
- * fails, naming what changed.
+/**
+ * rx_align_watch_kernel() - Fail the case if the kernel reports a problem
+ * @test: the case to watch
+ *
+ * Every suite's .init: a case during which the kernel tainted itself (a
+ * WARN, a lockdep or KFENCE report, a bad page; TAINT_TEST aside) or
+ * turned lock debugging off fails, naming what changed.  The check is a
+ * KUnit action registered in .init, before the case's own, so it runs
+ * after their cleanups and what they do counts too.
+ *
+ * Context: Process context; may sleep.
+ * Return: 0, or a negative errno if the check could not be registered.
  */
 int rx_align_watch_kernel(struct kunit *test)
 {
@@ -258,6 +330,17 @@ int rx_align_watch_kernel(struct kunit *test)
 }
 EXPORT_SYMBOL_IF_KUNIT(rx_align_watch_kernel);
 
+/**
+ * rx_align_dummy_netdev() - A net_device for the case
+ * @test: the case that owns it
+ *
+ * alloc_netdev_dummy(0): not registered, freed with free_netdev() when
+ * the case ends.  Asserts that both the allocation and the cleanup's
+ * registration succeed.
+ *
+ * Context: Process context; may sleep.
+ * Return: the device, never NULL.
+ */
 struct net_device *rx_align_dummy_netdev(struct kunit *test)
 {
 	struct net_device *dev = alloc_netdev_dummy(0);
@@ -269,7 +352,18 @@ struct net_device *rx_align_dummy_netdev(struct kunit *test)
 }
 EXPORT_SYMBOL_IF_KUNIT(rx_align_dummy_netdev);
 
-/* A NAPI instance on @dev, deleted when the case ends. */
+/**
+ * rx_align_napi_add() - A NAPI instance for the case
+ * @test: the case that owns it
+ * @dev: the device it belongs to, which must outlive it
+ * @napi: the instance to add
+ * @poll: its poll function, or NULL for one that is never scheduled
+ *
+ * netif_napi_add(), with netif_napi_del() when the case ends; the
+ * instance is added, not enabled.  Asserts that the cleanup is registered.
+ *
+ * Context: Process context; may sleep.
+ */
 void rx_align_napi_add(struct kunit *test, struct net_device *dev,
 		       struct napi_struct *napi,
 		       int (*poll)(struct napi_struct *, int))
@@ -280,9 +374,18 @@ void rx_align_napi_add(struct kunit *test, struct net_device *dev,
 }
 EXPORT_SYMBOL_IF_KUNIT(rx_align_napi_add);
 
-/*
- * Resources are freed last in first out: a pool made before the skbs that
- * come from it outlives them.
+/**
+ * rx_align_page_pool() - A page_pool for the case
+ * @test: the case that owns it
+ * @pp: the pool's parameters
+ *
+ * page_pool_create(), with page_pool_destroy() when the case ends.  KUnit
+ * frees last in first out: a pool made before the skbs that come from it
+ * outlives them.  Asserts that the pool is created and its cleanup
+ * registered.
+ *
+ * Context: Process context; may sleep.
+ * Return: the pool, never an error pointer.
  */
 struct page_pool *rx_align_page_pool(struct kunit *test,
 				     const struct page_pool_params *pp)
@@ -304,6 +407,19 @@ static void rx_kfree_skb_ref(void *ref)
 	kfree_skb(*(struct sk_buff **)ref);
 }
 
+/**
+ * rx_align_skb_ref() - An skb pointer the case's cleanup frees
+ * @test: the case that owns it
+ *
+ * A slot for the skb a case works on, NULL at first: whatever it holds
+ * when the case ends is freed with kfree_skb().  A path that replaces the
+ * skb stores the new one in it; a caller that frees the skb itself sets
+ * the slot to NULL.  Asserts that the slot is allocated and its cleanup
+ * registered.
+ *
+ * Context: Process context; may sleep.
+ * Return: the slot, never NULL.
+ */
 struct sk_buff **rx_align_skb_ref(struct kunit *test)
 {
 	struct sk_buff **ref = kunit_kzalloc(test, sizeof(*ref), GFP_KERNEL);
@@ -315,6 +431,17 @@ struct sk_buff **rx_align_skb_ref(struct kunit *test)
 }
 EXPORT_SYMBOL_IF_KUNIT(rx_align_skb_ref);
 
+/**
+ * rx_align_receive() - Receive a driver's frame up to the protocol
+ * @ref: the driver's skb; on return the skb the protocol gets, or NULL if
+ *	untagging failed and freed it
+ * @dev: the device the frame came in on
+ *
+ * What eth_type_trans() and __netif_receive_skb_core() do to the frame:
+ * set its protocol and network header, and take an 802.1Q tag off.
+ *
+ * Context: Any context.
+ */
 void rx_align_receive(struct sk_buff **ref, struct net_device *dev)
 {
 	struct sk_buff *skb = *ref;
@@ -335,11 +462,19 @@ static void rx_bpf_prog_release(void *prog)
 		bpf_prog_free(prog);
 }
 
-/*
- * "return XDP_PASS", as the verifier would hand it to a driver.  @frags is
- * what BPF_F_XDP_HAS_FRAGS at load time sets: the program takes
- * multi-buffer frames, so generic XDP copies an skb it cannot run on in
- * place instead of linearizing it.
+/**
+ * rx_align_xdp_pass_prog() - An XDP program that passes every frame
+ * @test: the case that owns it
+ * @frags: what BPF_F_XDP_HAS_FRAGS at load time sets: the program takes
+ *	multi-buffer frames, so generic XDP copies an skb it cannot run on
+ *	in place instead of linearizing it
+ *
+ * "return XDP_PASS", as the verifier would hand it to a driver, released
+ * when the case ends.  Asserts that it is allocated, gets a runtime and
+ * its cleanup is registered.
+ *
+ * Context: Process context; may sleep.
+ * Return: the program, never NULL.
  */
 struct bpf_prog *rx_align_xdp_pass_prog(struct kunit *test, bool frags)
 {
@@ -416,11 +551,23 @@ static void rx_driver_skb(struct kunit *test, struct sk_buff **ref,
 	skb_reset_mac_len(skb);
 }
 
-/*
+/**
+ * rx_align_generic_xdp() - Judge a frame that passes through generic XDP
+ * @test: the case
+ * @p: the frame, how the driver built its skb, and whether the program
+ *	takes multi-buffer frames
+ *
  * Run a "return XDP_PASS" program on a driver's skb through
  * do_xdp_generic() and judge where the frame is when it reaches the
  * protocol: a copy or a grown head must keep the network header where the
- * architecture wants it, and skb_shared_info aligned.
+ * architecture wants it, with XDP_PACKET_HEADROOM in front, and
+ * skb_shared_info aligned; generic XDP and the first reads of the header
+ * must take no unaligned-access fixup, except where a head grown in place
+ * kept a header the driver had put off a word.  Asserts that the frame is
+ * passed and is ours; everything it makes is freed when the case ends.
+ *
+ * Context: Process context; may sleep.  Disables BH around
+ * do_xdp_generic() itself.
  */
 void rx_align_generic_xdp(struct kunit *test,
 			  const struct rx_generic_param *p)
@@ -485,9 +632,17 @@ EXPORT_SYMBOL_IF_KUNIT(rx_align_generic_xdp);
 
 /* ---- The receive paths, each used the way drivers use it ---- */
 
-/*
- * A device for the allocators that take one, a NAPI instance for
- * napi_alloc_skb() and a page_pool, as test->priv.
+/**
+ * rx_align_ctx_init() - The .init of the suites that use rx_align_paths
+ * @test: the case
+ *
+ * rx_align_watch_kernel(), then a &struct rx_ctx as @test->priv: a dummy
+ * device for the allocators that take one, a NAPI instance on it for
+ * napi_alloc_skb() and a page_pool (pool_size 16), each freed when the
+ * case ends.  Asserts that each is made.
+ *
+ * Context: Process context; may sleep.
+ * Return: 0, or the error rx_align_watch_kernel() returned.
  */
 int rx_align_ctx_init(struct kunit *test)
 {
@@ -512,7 +667,15 @@ int rx_align_ctx_init(struct kunit *test)
 }
 EXPORT_SYMBOL_IF_KUNIT(rx_align_ctx_init);
 
-/* What a driver reserves before build_skb(): the macros, as drivers do. */
+/**
+ * rx_align_reserve() - What a driver reserves in front of a built frame
+ * @path: the receive path
+ *
+ * Spelt with the macros, as drivers do.
+ *
+ * Return: XDP_PACKET_HEADROOM for @path->xdp_pad, else NET_SKB_PAD; plus
+ * NET_IP_ALIGN for @path->ip_align.
+ */
 unsigned int rx_align_reserve(const struct rx_path *path)
 {
 	return (path->xdp_pad ? XDP_PACKET_HEADROOM : NET_SKB_PAD) +
@@ -752,6 +915,15 @@ static struct sk_buff *rx_pool_page(struct rx_ctx *ctx,
 	return skb;
 }
 
+/**
+ * var rx_align_paths - The receive paths drivers allocate through
+ *
+ * One entry per path, each used the way drivers use it: first the skb
+ * allocators (RX_ALLOC), then the buffers drivers build an skb around
+ * (RX_BUILD).  Each entry's ->alloc takes the &struct rx_ctx that
+ * rx_align_ctx_init() makes; rx_align_path_applies() says whether the
+ * path can be taken here.
+ */
 const struct rx_path rx_align_paths[RX_NR_PATHS] = {
 	{ .name = "dev_alloc_skb", .decides = RX_ALLOC,
 	  .alloc = rx_dev_alloc },
@@ -788,13 +960,31 @@ const struct rx_path rx_align_paths[RX_NR_PATHS] = {
 };
 EXPORT_SYMBOL_IF_KUNIT(rx_align_paths);
 
+/**
+ * rx_align_path_desc() - Name a path as a KUnit parameter
+ * @path: an entry of rx_align_paths
+ * @desc: the description, KUNIT_PARAM_DESC_SIZE bytes
+ *
+ * The description callback of KUNIT_ARRAY_PARAM() over rx_align_paths.
+ */
 void rx_align_path_desc(const struct rx_path *path, char *desc)
 {
 	strscpy(desc, path->name, KUNIT_PARAM_DESC_SIZE);
 }
 EXPORT_SYMBOL_IF_KUNIT(rx_align_path_desc);
 
-/* Skip what a driver could not do here, with the reason. */
+/**
+ * rx_align_path_applies() - Skip a path no driver could take here
+ * @test: the case
+ * @path: the receive path
+ *
+ * Skips the case, saying why, where @path needs ZONE_DMA and the kernel
+ * has none or no free page in it, or allocates with IRQs off on
+ * PREEMPT_RT.  Returns only if the path applies.
+ *
+ * Context: Process context; may sleep (it allocates a GFP_DMA page to
+ * probe the zone).
+ */
 void rx_align_path_applies(struct kunit *test, const struct rx_path *path)
 {
 	struct page *probe;
@@ -819,9 +1009,21 @@ void rx_align_path_applies(struct kunit *test, const struct rx_path *path)
 }
 EXPORT_SYMBOL_IF_KUNIT(rx_align_path_applies);
 
-/*
- * Allocate @len bytes of frame through @path into *@ref, freeing what
- * *@ref held; @size: the buffer the skb was built around, for RX_BUILD.
+/**
+ * rx_align_alloc() - Allocate a frame's skb through a receive path
+ * @test: the case, whose @test->priv is the &struct rx_ctx of
+ *	rx_align_ctx_init()
+ * @ref: a slot from rx_align_skb_ref(); what it held is freed first
+ * @path: the receive path
+ * @len: the frame's length
+ * @size: set to the buffer the skb was built around, for RX_BUILD; 0 for
+ *	RX_ALLOC
+ *
+ * Asserts that the path returned an skb.
+ *
+ * Context: Process context; may sleep.  The paths that need IRQs or BH
+ * off turn them off themselves.
+ * Return: the new skb, also in *@ref, whose cleanup frees it.
  */
 struct sk_buff *rx_align_alloc(struct kunit *test, struct sk_buff **ref,
 			       const struct rx_path *path, unsigned int len,
@@ -918,10 +1120,24 @@ static void rx_tap_del(void *data)
 		consume_skb(tap->frames[i].skb);
 }
 
-/*
- * Record our frames on @dev, as the IPv4 and IPv6 handlers get them, or
- * (@sniff) as a packet socket does, which (@hold) keeps them as a packet
- * socket's queue does; complete once @want of them arrived.
+/**
+ * rx_align_tap_add() - Record where frames land on a device
+ * @test: the case that owns the tap
+ * @dev: the device whose frames are recorded
+ * @want: the count of frames after which @tap->seen completes; 0: never
+ * @sniff: record as a packet socket (ETH_P_ALL) does, before any
+ *	protocol, instead of as the IPv4 and IPv6 handlers get them
+ * @hold: with @sniff, keep each frame recorded, as a packet socket's
+ *	queue does, for the test to read (&struct rx_align_seen.skb)
+ *
+ * Records up to RX_TAP_MAX of our frames (rx_align_seen_skb()); the
+ * others, and the frames @dev sends, are left alone.  The frames go on to
+ * the stack.  When the case ends the handlers are removed and the held
+ * frames freed.  Asserts that the tap is allocated and its cleanup
+ * registered.
+ *
+ * Context: Process context; may sleep.
+ * Return: the tap, never NULL.
  */
 struct rx_tap *rx_align_tap_add(struct kunit *test, struct net_device *dev,
 				unsigned int want, bool sniff, bool hold)
@@ -974,10 +1190,21 @@ static void rx_tap_sink_del(void *data)
 			    tap->leaked);
 }
 
-/*
+/**
+ * rx_align_tap_sink() - Record frames on a device, and let none past
+ * @test: the case that owns the tap
+ * @dev: a device of the test's own, with no rx_handler yet
+ * @want: the count of frames after which @tap->seen completes; 0: never
+ *
  * Record our frames on @dev as the IPv4 and IPv6 handlers would get them,
- * and end their way there: a device of the test's own receives into
- * nothing but the test.  Complete once @want of them arrived.
+ * and end their way there: @dev's rx_handler consumes every frame, so a
+ * device of the test's own receives into nothing but the test.  When the
+ * case ends the handler is unregistered, and the case fails if a frame
+ * reached the IPv4 or IPv6 protocols on @dev.  Asserts that the
+ * rx_handler is registered.
+ *
+ * Context: Process context; may sleep.  Takes and releases the RTNL.
+ * Return: the tap, never NULL.
  */
 struct rx_tap *rx_align_tap_sink(struct kunit *test, struct net_device *dev,
 				 unsigned int want)
@@ -1048,7 +1275,17 @@ struct rx_align_fixups {
 /* Where a CPU may or may not trap: whether this one did (-1: not probed). */
 static int rx_trapped = -1;
 
-/* Why this arch has no fixup counter a test can read, or NULL. */
+/**
+ * rx_align_fixups_missing() - Why no unaligned-access fixups are counted
+ *
+ * Where the CPU may or may not trap (riscv, loongarch, ARM), whether it
+ * does is known only once rx_align_fixups_new() has probed it; until then
+ * this does not give that reason.
+ *
+ * Context: Any context.
+ * Return: why this arch or CPU has no fixup counter a test can read, or
+ * NULL if it has one.
+ */
 const char *rx_align_fixups_missing(void)
 {
 	if (IS_ENABLED(CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS) &&
@@ -1116,9 +1353,16 @@ static void rx_fixups_perf(struct kunit *test, struct rx_align_fixups *f)
 }
 #endif
 
-/*
- * A load from @p that traps where @p is misaligned: a word, or on ARMv6
- * and later, whose cores load single words themselves, a doubleword.
+/**
+ * rx_align_misaligned_load() - A load that traps where its address is off
+ * @p: the address, misaligned to make the CPU trap
+ *
+ * A word, or on ARMv6 and later, whose cores load single words
+ * themselves, a doubleword (LDRD).
+ *
+ * Context: Any context.
+ * Return: what was loaded (the doubleword's halves XORed), for the caller
+ * to use so that the load stays.
  */
 u32 rx_align_misaligned_load(const void *p)
 {
@@ -1147,9 +1391,21 @@ static int rx_fixups_probe(struct kunit *test)
 	return rx_align_fixups_read(&probe) > before;
 }
 
-/*
- * The fixup counter this arch has, in this task or (@all_cpus) on every
- * CPU, or NULL (rx_align_fixups_missing() says why).
+/**
+ * rx_align_fixups_new() - Count the unaligned-access fixups the CPU takes
+ * @test: the case that owns the counter
+ * @all_cpus: count on every online CPU (a frame a driver receives in
+ *	softirq context) instead of in this task
+ *
+ * PERF_COUNT_SW_ALIGNMENT_FAULTS, or parisc's irq_stat when built in.
+ * Where the CPU may or may not trap (riscv, loongarch, ARM), the first
+ * call probes whether a misaligned load here does, once per module load.
+ * The perf events are released when the case ends.
+ * Asserts that they are created.
+ *
+ * Context: Process context; may sleep.
+ * Return: the counter, or NULL if there is none
+ * (rx_align_fixups_missing() says why).
  */
 struct rx_align_fixups *rx_align_fixups_new(struct kunit *test,
 					    bool all_cpus)
@@ -1171,10 +1427,16 @@ struct rx_align_fixups *rx_align_fixups_new(struct kunit *test,
 }
 EXPORT_SYMBOL_IF_KUNIT(rx_align_fixups_new);
 
-/*
- * Read with preemption on: perf_event_read_value() takes a mutex.  A task's
- * counter follows it from CPU to CPU; parisc's per-CPU counts are summed
- * over every CPU, so a migration between two reads loses none.
+/**
+ * rx_align_fixups_read() - Read an unaligned-access fixup counter
+ * @f: a counter from rx_align_fixups_new(), not NULL
+ *
+ * A task's counter follows it from CPU to CPU; parisc's per-CPU counts
+ * are summed over every CPU, so a migration between two reads loses none.
+ *
+ * Context: Process context, preemption on; may sleep
+ * (perf_event_read_value() takes a mutex).
+ * Return: the fixups counted since @f was made; on parisc since boot.
  */
 u64 rx_align_fixups_read(const struct rx_align_fixups *f)
 {
@@ -1197,10 +1459,18 @@ u64 rx_align_fixups_read(const struct rx_align_fixups *f)
 }
 EXPORT_SYMBOL_IF_KUNIT(rx_align_fixups_read);
 
-/*
+/**
+ * rx_align_read_ip_header() - Read an IP header as the protocol does first
+ * @nh: the IP header
+ * @ipv6: it is IPv6, else IPv4
+ *
  * The first reads ip_rcv() and ipv6_rcv() make of a header at @nh, as the
  * word loads the CPU does there: the IPv4 header checksum and address
  * words, IPv6's source address type and payload length.
+ *
+ * Context: Any context.
+ * Return: a sum of what was read, for the caller to use so that the loads
+ * stay.
  */
 u32 rx_align_read_ip_header(const void *nh, bool ipv6)
 {
@@ -1215,9 +1485,20 @@ u32 rx_align_read_ip_header(const void *nh, bool ipv6)
 }
 EXPORT_SYMBOL_IF_KUNIT(rx_align_read_ip_header);
 
-/*
- * The fixups reading the header at @nh took, on this task's counter @f
- * (0 without one).  One log line per frame.
+/**
+ * rx_align_fixups_taken() - Count the fixups reading an IP header takes
+ * @test: the case whose log gets the line
+ * @f: this task's counter (rx_align_fixups_new()), or NULL
+ * @nh: the IP header
+ * @ipv6: it is IPv6, else IPv4
+ * @what: the frame, as the log line names it
+ *
+ * rx_align_read_ip_header() between two reads of @f, and one
+ * rx_align_fixups: line in the log; nothing without a counter.  Expects
+ * nothing: RX_EXPECT_NO_FIXUPS() judges the count.
+ *
+ * Context: Process context; may sleep.
+ * Return: the fixups taken, 0 if @f is NULL.
  */
 u64 rx_align_fixups_taken(struct kunit *test, const struct rx_align_fixups *f,
 			  const void *nh, bool ipv6, const char *what)
