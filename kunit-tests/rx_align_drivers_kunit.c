@@ -259,7 +259,7 @@ static void rx_nics_release(void)
 static struct net_device *rx_named_dev(const char *name)
 {
 	struct net_device *dev;
-	u8 mac[ETH_ALEN];
+	u8 mac[ETH_ALEN] __aligned(2);
 
 	if (!mac_pton(name, mac))
 		return __dev_get_by_name(&init_net, name);
@@ -326,7 +326,7 @@ static void rx_nic_take(struct net_device *dev)
 struct rx_bystander {
 	struct net_device *dev;		/* NULL once unregistered */
 	char name[IFNAMSIZ];
-	u8 mac[ETH_ALEN];
+	u8 mac[ETH_ALEN] __aligned(2);
 	bool up;			/* as found */
 	unsigned int touched;		/* state changes seen since */
 	unsigned long last;		/* the last of them */
@@ -923,7 +923,7 @@ static struct kunit_suite rx_drivers_suite = {
 /* Whether @name (or MAC) was recorded as a bystander that was up. */
 static bool rx_bystander_up(const char *name)
 {
-	u8 mac[ETH_ALEN];
+	u8 mac[ETH_ALEN] __aligned(2);
 	unsigned int i;
 	bool by_mac = mac_pton(name, mac);
 
