@@ -30,6 +30,7 @@
 #include <kunit/test.h>
 #include <linux/bpf.h>
 #include <linux/delay.h>
+#include <linux/ethtool.h>
 #include <linux/if_arp.h>
 #include <linux/hex.h>
 #include <linux/module.h>
@@ -837,6 +838,57 @@ static void rx_nic_xdp_detach(void *dev)
 	rx_nic_xdp(dev, NULL, NULL);
 }
 
+/* The receive ring's size, or 256 where the driver does not say. */
+static unsigned int rx_nic_ring(struct net_device *dev)
+{
+	const struct ethtool_ops *ops = dev->ethtool_ops;
+	struct kernel_ethtool_ringparam kring = {};
+	struct ethtool_ringparam ring = {};
+
+	if (ops && ops->get_ringparam) {
+		rtnl_lock();
+		ops->get_ringparam(dev, &ring, &kring, NULL);
+		rtnl_unlock();
+	}
+	return ring.rx_pending ?: 256;
+}
+
+/*
+ * The buffers a driver posted before its program was attached may lack
+ * the XDP headroom (virtio_net keeps them, and copies each frame that
+ * lands in one): send a ring's worth of frames first, so that the frames
+ * judged land in buffers posted with the program on.  They are not
+ * judged; the line says how many arrived.
+ */
+static void rx_nic_cycle_ring(struct kunit *test, const struct rx_nic *nic)
+{
+	const struct rx_driver_frame f = { RX_IPV4, ETH_ZLEN };
+	struct net_device *tx = rx_sender_for(nic);
+	unsigned int i, n = rx_nic_ring(nic->dev);
+	struct rtnl_link_stats64 stats;
+	u64 start, got = 0, last;
+	unsigned int idle = 0;
+	struct sk_buff *skb;
+
+	dev_get_stats(nic->dev, &stats);
+	start = stats.rx_packets;
+	for (i = 0; i < n; i++) {
+		skb = rx_driver_tx_skb(tx, &f, nic->dev->dev_addr);
+		if (!skb || dev_queue_xmit(skb) != NET_XMIT_SUCCESS)
+			break;
+	}
+	/* until they all arrived, or none came for a second */
+	do {
+		last = got;
+		msleep(100);
+		dev_get_stats(nic->dev, &stats);
+		got = stats.rx_packets - start;
+		idle = got == last ? idle + 1 : 0;
+	} while (got < i && idle < 10);
+	kunit_info(test, "%s: %llu of %u frames sent by %s arrived to cycle a %u-buffer ring\n",
+		   nic->desc, got, i, tx->name, n);
+}
+
 /*
  * Where the driver runs a native XDP program, the kernel's XDP headroom
  * and the driver's own headers decide where the frame lands: a
@@ -861,6 +913,7 @@ static void rx_driver_xdp_frames_case(struct kunit *test)
 			   extack._msg ?: "");
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rx_nic_xdp_detach,
 							nic->dev), 0);
+	rx_nic_cycle_ring(test, nic);
 	rx_nic_frames(test, nic, true);
 }
 
