@@ -266,7 +266,7 @@ static struct net_device *rx_named_dev(const char *name)
 		return __dev_get_by_name(&init_net, name);
 	for_each_netdev(&init_net, dev)
 		if (dev->type == ARPHRD_ETHER &&
-		    ether_addr_equal(dev->perm_addr, mac))
+		    ether_addr_equal_unaligned(dev->perm_addr, mac))
 			return dev;
 	return NULL;
 }
