@@ -149,19 +149,19 @@ MUTATIONS: Tuple[Mutation, ...] = (
     Mutation('tulip-copybreak-1518', 'sparc64',
              f'a real driver where loads trap: tulip\'s tagged 1518-byte frame '
              f'({NEWEST.name} without our fix)',
-             (('net_rx_align_drivers.rx_driver_frames_case.tulip', 'no efficient unaligned access'),),
+             (('net_rx_align_drivers.rx_driver_frames_case.tulip', 'IP header'),),
              profile='drivers', kernel=NEWEST.name),
     Mutation('tulip-unaligned-list', 'riscv',
              f'a real driver where unaligned loads are not cheap: tulip\'s frames of 100 '
              f'bytes or more on riscv ({NEWEST.name} without our net-next fix)',
              (('net_rx_align_drivers.rx_driver_frames_case.tulip',
-               'no efficient unaligned access'),),
+               'IP header'),),
              profile='drivers', kernel=NEWEST.name,
              not_in_ci=_own_build('a riscv --drivers build of 7.3 (cold: about 4 minutes '
                                   'and the riscv toolchain)')),
     Mutation('smc91x-no-pad', 'armv5',
              'a copy behind a literal 2 on an ARM CPU that traps: smc91x without its pad',
-             (('net_rx_align_drivers.rx_driver_frames_case.smc91x', 'no efficient unaligned access'),),
+             (('net_rx_align_drivers.rx_driver_frames_case.smc91x', 'IP header'),),
              profile='drivers',
              not_in_ci=_own_build('an armv5 --drivers build (cold: about 4 minutes and the '
                                   'arm toolchain)')),
@@ -183,7 +183,7 @@ MUTATIONS: Tuple[Mutation, ...] = (
     Mutation('sunlance-no-pad', 'sparc',
              'a lone NIC looped back on a SPARC32 that traps: sunlance without its pad',
              (('net_rx_align_drivers.rx_driver_frames_case.sunlance',
-               'no efficient unaligned access'),),
+               'IP header'),),
              profile='drivers',
              not_in_ci=_own_build('a sparc --drivers build (cold: about 6 minutes and the '
                                   'sparc64 toolchain)')),
