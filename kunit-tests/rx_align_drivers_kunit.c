@@ -260,7 +260,7 @@ static void rx_nics_release(void)
 static struct net_device *rx_named_dev(const char *name)
 {
 	struct net_device *dev;
-	u8 mac[ETH_ALEN] __aligned(2);
+	u8 mac[ETH_ALEN];
 
 	if (!mac_pton(name, mac))
 		return __dev_get_by_name(&init_net, name);
